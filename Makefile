@@ -1,0 +1,32 @@
+# Two commands a learner or a maintainer needs (see README.md):
+#   make lab    set up .venv and open the course in JupyterLab at the welcome lesson
+#   make test   set up .venv and run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.stridegrad-installed
+
+.PHONY: lab test venv build bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/stridegrad lab
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+build: $(STAMP)
+	$(BIN)/stridegrad build
+
+bench: $(STAMP)
+	$(BIN)/stridegrad bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist src/*.egg-info

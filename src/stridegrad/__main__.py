@@ -1,0 +1,5 @@
+import sys
+
+from stridegrad.cli import main
+
+sys.exit(main())

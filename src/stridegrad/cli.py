@@ -1,0 +1,59 @@
+"""The ``stridegrad`` command line.
+
+Each subcommand lives in ``stridegrad.commands.<name>`` and defines
+``HELP`` (one line), ``configure(parser)`` and ``run(args) -> int``.
+Only subcommands whose module exists are listed, so ``stridegrad --help``
+always tells the truth about what is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+
+# The order is the order of ``--help``.
+COMMANDS = ("lab", "lessons", "build", "check", "grade", "train", "bench", "doctor")
+
+
+def _available() -> list[str]:
+    return [
+        name
+        for name in COMMANDS
+        if importlib.util.find_spec(f"stridegrad.commands.{name}") is not None
+    ]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from stridegrad import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="stridegrad",
+        description="stridegrad: the course and the library that builds deep learning from the bytes up.",
+    )
+    parser.add_argument("--version", action="version", version=f"stridegrad {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _available():
+        module = importlib.import_module(f"stridegrad.commands.{name}")
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.configure(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_run", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

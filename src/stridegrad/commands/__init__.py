@@ -1,0 +1,1 @@
+"""Subcommands of the ``stridegrad`` CLI: one module each (see ``stridegrad.cli``)."""
