@@ -1,0 +1,182 @@
+"""``stridegrad bench``: one table of ratios, all measured in one run.
+
+The benchmark modules live in the repository's ``benchmarks/`` folder; each defines
+``rows()`` returning dicts with ``group``, ``case``, ``stridegrad_s``, a reference time
+(``reference_s`` or ``numpy_s``), ``ratio`` and an optional ``note``. Timings are
+never asserted by tests: machines are shared and noisy, so only ratios from one run
+are reported.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.util
+import os
+import platform
+import sys
+from pathlib import Path
+
+HELP = "measure stridegrad against NumPy, micrograd and hand-written loops (a table of ratios)"
+
+# module stem -> what it compares (the order of the table)
+SUITES = {
+    "bench_array": "strided array (python) vs NumPy",
+    "bench_scalar": "scalar engine vs micrograd",
+    "bench_tensor": "Tensor on cpu vs hand-written NumPy",
+    "bench_train": "digits epoch vs hand-written NumPy",
+    "bench_cuda": "Tensor on cuda vs cpu and hand-written CuPy",
+}
+
+
+def configure(p):
+    p.add_argument("--only", action="append", choices=sorted(SUITES), metavar="SUITE",
+                   help=f"run only this suite (repeatable): {', '.join(SUITES)}")
+    p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
+    p.add_argument("--plot", metavar="FILE", help="also write a bar chart of the ratios as PNG")
+    p.add_argument("--dir", metavar="DIR", help="benchmarks folder (default: the clone's benchmarks/)")
+
+
+def find_benchmarks(explicit: str | None = None) -> Path:
+    """The ``benchmarks/`` folder: given, next to the package source, or under the cwd."""
+    candidates = [Path(explicit)] if explicit else [
+        Path(__file__).resolve().parents[3] / "benchmarks",
+        Path.cwd() / "benchmarks",
+    ]
+    for c in candidates:
+        if (c / "bench_array.py").is_file():
+            return c
+    raise FileNotFoundError(
+        "no benchmarks/ folder found (looked in: "
+        + ", ".join(str(c) for c in candidates)
+        + "); run `stridegrad bench` from a clone of the repository or pass --dir"
+    )
+
+
+def load_suite(folder: Path, stem: str):
+    path = folder / f"{stem}.py"
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location(f"stridegrad_bench_{stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def machine_line() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def versions_line() -> str:
+    import numpy
+
+    import stridegrad
+
+    parts = [f"Python {platform.python_version()}", f"NumPy {numpy.__version__}",
+             f"stridegrad {stridegrad.__version__}"]
+    try:
+        import cupy  # noqa: F401
+
+        parts.append(f"CuPy {cupy.__version__}")
+    except Exception:
+        parts.append("CuPy absent")
+    return ", ".join(parts)
+
+
+def normalise(row: dict) -> dict:
+    ref = row.get("reference_s", row.get("numpy_s"))
+    case = row["case"] if "size" not in row else f"{row['case']} ({row['size']})"
+    return {
+        "group": row["group"],
+        "case": case,
+        "stridegrad_s": row.get("stridegrad_s"),
+        "reference_s": ref,
+        "ratio": row.get("ratio"),
+        "note": row.get("note", ""),
+    }
+
+
+def _fmt_time(t):
+    if t is None:
+        return "-"
+    if t < 1e-3:
+        return f"{t * 1e6:.1f} µs"
+    if t < 1:
+        return f"{t * 1e3:.2f} ms"
+    return f"{t:.2f} s"
+
+
+def render(rows: list[dict], header: list[str], markdown: bool) -> str:
+    cols = ["group", "case", "stridegrad", "reference", "ratio", "note"]
+    cells = [[r["group"], r["case"], _fmt_time(r["stridegrad_s"]), _fmt_time(r["reference_s"]),
+              "-" if r["ratio"] is None else f"{r['ratio']:.2f}x", r["note"]] for r in rows]
+    if markdown:
+        out = [f"_{h}_  " for h in header] + ["", "| " + " | ".join(cols) + " |",
+                                              "|" + "---|" * len(cols)]
+        out += ["| " + " | ".join(c) + " |" for c in cells]
+        return "\n".join(out) + "\n"
+    widths = [max(len(cols[i]), *(len(c[i]) for c in cells)) if cells else len(cols[i])
+              for i in range(len(cols))]
+    line = "  ".join(h.ljust(w) for h, w in zip(cols, widths))
+    out = header + ["", line, "-" * len(line)]
+    out += ["  ".join(v.ljust(w) for v, w in zip(c, widths)) for c in cells]
+    return "\n".join(out) + "\n"
+
+
+def plot(rows: list[dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in rows if r["ratio"] is not None]
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(rows) + 1.2))
+    labels = [f"{r['group']}: {r['case']}" for r in rows]
+    ax.barh(range(len(rows)), [r["ratio"] for r in rows], color="tab:blue")
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("time ratio: stridegrad / reference (log scale)")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(args) -> int:
+    try:
+        folder = find_benchmarks(args.dir)
+    except FileNotFoundError as e:
+        print(f"stridegrad bench: {e}", file=sys.stderr)
+        return 2
+    header = [
+        f"date: {_dt.date.today().isoformat()}",
+        f"machine: {machine_line()}",
+        f"versions: {versions_line()}",
+    ]
+    rows: list[dict] = []
+    for stem, title in SUITES.items():
+        if args.only and stem not in args.only:
+            continue
+        module = load_suite(folder, stem)
+        if module is None:
+            continue
+        print(f"running {stem}: {title} ...", file=sys.stderr, flush=True)
+        rows.extend(normalise(r) for r in module.rows())
+    text = render(rows, header, markdown=False)
+    print(text, end="")
+    if args.markdown:
+        Path(args.markdown).write_text(render(rows, header, markdown=True))
+        print(f"wrote {args.markdown}")
+    if args.plot:
+        plot(rows, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
