@@ -43,7 +43,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "get_default_device": ("stridegrad.backend", "get_default_device"),
     # tensors
     "Tensor": ("stridegrad.tensor", "Tensor"),
-    "tensor": ("stridegrad.tensor", "tensor"),
+    # the submodule itself: it is callable, so sg.tensor([1.0]) calls stridegrad.tensor.tensor
+    "tensor": ("stridegrad.tensor", None),
     "zeros": ("stridegrad.tensor", "zeros"),
     "ones": ("stridegrad.tensor", "ones"),
     "full": ("stridegrad.tensor", "full"),

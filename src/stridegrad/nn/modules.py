@@ -1,0 +1,373 @@
+"""``Module`` and the layers built on it: ``Linear``, ``Sequential``, activations,
+losses and the ``MLP`` helper.
+
+A Module registers the Parameters and sub-Modules assigned to its attributes (in
+assignment order, as PyTorch does), so ``parameters()``, ``state_dict()``, ``to()``
+and ``repr`` walk the tree without any bookkeeping by the user.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from stridegrad import tensor as _t
+from stridegrad.nn import functional as F
+from stridegrad.tensor import Tensor
+
+__all__ = [
+    "Parameter",
+    "Module",
+    "Linear",
+    "Sequential",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Identity",
+    "MSELoss",
+    "CrossEntropyLoss",
+    "MLP",
+]
+
+
+class Parameter(Tensor):
+    """A leaf Tensor that a Module registers as trainable (``requires_grad=True``).
+
+    ``Parameter(data)`` copies ``data`` (a Tensor, array or list) and keeps its device.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data: Any, requires_grad: bool = True) -> None:
+        if isinstance(data, Tensor):
+            data = data.detach()
+        super().__init__(data, requires_grad=requires_grad)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class Module:
+    """Base class of every layer and model: subclass it, assign Parameters and
+    Modules in ``__init__``, write ``forward``, and call the module like a function.
+    """
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # ---- registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if params is None:
+            raise RuntimeError(
+                f"cannot assign {name!r} before Module.__init__() is called: "
+                f"add super().__init__() at the top of {type(self).__name__}.__init__"
+            )
+        modules = self.__dict__["_modules"]
+        params.pop(name, None)
+        modules.pop(name, None)
+        if isinstance(value, Parameter):
+            params[name] = value
+        elif isinstance(value, Module):
+            modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` under ``name`` (same as assigning the attribute)."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"{name!r} must be a Parameter or None, got {type(param).__name__}")
+        setattr(self, name, param)
+
+    # ---- the tree
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    def children(self) -> Iterator[Module]:
+        """The direct sub-modules, in registration order."""
+        return iter(self._modules.values())
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        return iter(self._modules.items())
+
+    def modules(self) -> Iterator[Module]:
+        """This module and all its descendants, depth first."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        seen: set[int] = set()
+        while stack:
+            name, m = stack.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            yield name, m
+            kids = [(f"{name}.{k}" if name else k, c) for k, c in m._modules.items()]
+            stack.extend(reversed(kids))
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, Parameter)`` pairs; a shared Parameter is listed once."""
+        seen: set[int] = set()
+        for mname, m in self.named_modules(prefix):
+            for pname, p in m._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{mname}.{pname}" if mname else pname), p
+
+    def parameters(self) -> Iterator[Parameter]:
+        for _, p in self.named_parameters():
+            yield p
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's ``.grad`` (to None, or to zeros)."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad = _t.zeros_like(p)
+
+    def train(self, mode: bool = True) -> Module:
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def to(self, device: str) -> Module:
+        """Move every parameter to ``device`` in place (gradients are dropped)."""
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is not None and p.device != device:
+                    setattr(m, name, Parameter(p.to(device), requires_grad=p.requires_grad))
+        return self
+
+    # ---- state
+    def state_dict(self) -> OrderedDict[str, Tensor]:
+        """Name -> detached Tensor for every parameter (they share memory with the module)."""
+        return OrderedDict((name, p.detach()) for name, p in self.named_parameters())
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> None:
+        """Copy values into the parameters; with ``strict``, every key must match.
+
+        All problems (missing keys, unexpected keys, wrong shapes) are collected and
+        reported together, and nothing is changed unless everything fits.
+        """
+        own = dict(self.named_parameters())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        shapes = []
+        for k, p in own.items():
+            if k in state_dict:
+                got = tuple(getattr(state_dict[k], "shape", ()))
+                if got != p.shape:
+                    shapes.append(f"{k}: expected shape {p.shape}, got {got}")
+        problems = []
+        if strict and missing:
+            problems.append("missing keys: " + ", ".join(missing))
+        if strict and unexpected:
+            problems.append("unexpected keys: " + ", ".join(unexpected))
+        if shapes:
+            problems.append("shape mismatch: " + "; ".join(shapes))
+        if problems:
+            raise RuntimeError(
+                f"error loading state_dict into {type(self).__name__} (nothing was changed): "
+                + " | ".join(problems)
+            )
+        with _t.no_grad():
+            for k, p in own.items():
+                if k in state_dict:
+                    p.copy_(state_dict[k] if isinstance(state_dict[k], Tensor)
+                            else _t.tensor(state_dict[k], device=p.device))
+
+    # ---- repr
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        if not self._modules:
+            return f"{type(self).__name__}({extra})"
+        lines = [f"{type(self).__name__}(" + (extra if extra else "")]
+        for name, m in self._modules.items():
+            child = repr(m).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {child}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+class Linear(Module):
+    """``y = x @ W.T + b``: ``(…, in_features)`` -> ``(…, out_features)``.
+
+    Initialised as PyTorch does: ``W`` and ``b`` uniform in ``±1/sqrt(in_features)``
+    (Kaiming-uniform with ``a=sqrt(5)``), drawn from the generator that
+    ``sg.manual_seed`` seeds.
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: str | None = None, dtype: Any = None) -> None:
+        super().__init__()
+        for label, n in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                raise ValueError(f"Linear: {label} must be a positive int, got {n!r}")
+        self.in_features = in_features
+        self.out_features = out_features
+        bound = 1.0 / math.sqrt(in_features)
+        self.weight = Parameter(_uniform((out_features, in_features), bound, device, dtype))
+        self.bias = Parameter(_uniform((out_features,), bound, device, dtype)) if bias else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"Linear expects a Tensor input, got {type(x).__name__}")
+        if x.ndim == 0 or x.shape[-1] != self.in_features:
+            raise ValueError(
+                f"Linear({self.in_features}, {self.out_features}) expects inputs with "
+                f"{self.in_features} features in the last dimension, got shape {x.shape} "
+                f"({x.shape[-1] if x.ndim else 0} features)"
+            )
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+def _uniform(shape: tuple[int, ...], bound: float, device: str | None, dtype: Any) -> Tensor:
+    with _t.no_grad():
+        return _t.rand(*shape, device=device, dtype=dtype) * (2 * bound) - bound
+
+
+class Sequential(Module):
+    """Modules applied in order: ``Sequential(Linear(2, 16), ReLU(), Linear(16, 1))``."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        for i, m in enumerate(modules):
+            if not isinstance(m, Module):
+                raise TypeError(f"Sequential: argument {i} is a {type(m).__name__}, not a Module")
+            setattr(self, str(i), m)
+
+    def forward(self, x: Any) -> Any:
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __getitem__(self, i: int) -> Module:
+        mods = list(self._modules.values())
+        try:
+            return mods[i]
+        except IndexError:
+            raise IndexError(f"index {i} is out of range for a Sequential of {len(mods)} modules") from None
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class ReLU(Module):
+    """``max(x, 0)`` elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x)
+
+
+class Tanh(Module):
+    """``tanh(x)`` elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanh(x)
+
+
+class Sigmoid(Module):
+    """``1 / (1 + exp(-x))`` elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.sigmoid(x)
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def forward(self, x: Any) -> Any:
+        return x
+
+
+class MSELoss(Module):
+    """Mean squared error: ``(N, …)`` prediction and target of the same shape -> ``()``."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, pred: Tensor, target: Any) -> Tensor:
+        return F.mse_loss(pred, target, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class CrossEntropyLoss(Module):
+    """Softmax cross-entropy: ``(N, C)`` logits, ``(N,)`` int targets -> ``()``."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, logits: Tensor, targets: Any) -> Tensor:
+        return F.cross_entropy(logits, targets, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+_ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
+
+
+class MLP(Sequential):
+    """A multi-layer perceptron: ``MLP([64, 128, 10], activation="relu")``.
+
+    Linear layers between consecutive sizes, the activation after every layer but
+    the last (so the output is raw scores / logits).
+    """
+
+    def __init__(self, sizes: Iterable[int], activation: str | type[Module] = "relu",
+                 device: str | None = None, dtype: Any = None) -> None:
+        sizes = list(sizes)
+        if len(sizes) < 2:
+            raise ValueError(f"MLP needs at least an input and an output size, got {sizes}")
+        if isinstance(activation, str):
+            try:
+                act = _ACTIVATIONS[activation]
+            except KeyError:
+                raise ValueError(
+                    f"unknown activation {activation!r}; choose one of {sorted(_ACTIVATIONS)}"
+                ) from None
+        elif isinstance(activation, type) and issubclass(activation, Module):
+            act = activation
+        else:
+            raise TypeError(f"activation must be a name or a Module class, got {activation!r}")
+        layers: list[Module] = []
+        for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+            layers.append(Linear(a, b, device=device, dtype=dtype))
+            if i < len(sizes) - 2:
+                layers.append(act())
+        super().__init__(*layers)
+        object.__setattr__(self, "sizes", tuple(sizes))

@@ -1,0 +1,200 @@
+"""The training loop behind ``stridegrad train``: a recipe per dataset, one loop.
+
+The loop is the one episode 9 builds: forward, loss, ``zero_grad``, ``backward``,
+``step``. Backward computes gradients only; the optimizer decides how far to move.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Recipe", "RECIPES", "TrainingError", "TrainResult", "train", "accuracy"]
+
+
+class TrainingError(Exception):
+    """A user-facing problem with the requested run (bad option, missing device)."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Defaults for one dataset: model sizes and optimizer settings."""
+
+    sizes: tuple[int, ...]
+    epochs: int
+    lr: float
+    batch_size: int
+    optimizer: str = "sgd"
+    momentum: float = 0.9
+    weight_decay: float = 0.0
+
+
+RECIPES: dict[str, Recipe] = {
+    # 64 -> 128 -> 10 reaches ~97% test accuracy in a few seconds on a 2-core CPU.
+    "digits": Recipe(sizes=(64, 128, 10), epochs=15, lr=0.05, batch_size=32),
+    "moons": Recipe(sizes=(2, 16, 16, 2), epochs=60, lr=0.1, batch_size=32),
+}
+
+
+@dataclass
+class TrainResult:
+    """What a run produced: per-epoch history and the final test accuracy."""
+
+    losses: list[float]
+    train_accuracy: list[float]
+    test_accuracy: float
+    seconds: float
+    out: Path | None
+    model: Any
+
+
+def _dataset(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from stridegrad import data
+
+    if name == "digits":
+        X, y = data.load_digits()
+        return (X / 16.0).astype(np.float32), y
+    X, y = data.make_moons(n=1000, noise=0.2, seed=seed)
+    return X.astype(np.float32), y
+
+
+def accuracy(model, X: np.ndarray, y: np.ndarray, device: str, batch_size: int = 512) -> float:
+    """Fraction of rows of ``X`` whose argmax logit equals ``y``."""
+    from stridegrad import tensor as T
+
+    if len(y) == 0:
+        return float("nan")
+    correct = 0
+    with T.no_grad():
+        for i in range(0, len(y), batch_size):
+            logits = model(T.tensor(X[i:i + batch_size], device=device))
+            correct += int((logits.argmax(axis=1).numpy() == y[i:i + batch_size]).sum())
+    return correct / len(y)
+
+
+def _positive(name: str, value, kind=int):
+    if not isinstance(value, kind) or isinstance(value, bool) or value <= 0:
+        raise TrainingError(f"{name} must be a positive {kind.__name__}, got {value!r}")
+    return value
+
+
+def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: float | None = None,
+          batch_size: int | None = None, optimizer: str | None = None, seed: int = 0,
+          out: str | Path | None = None, progress: bool = True, log=print) -> TrainResult:
+    """Train an MLP on ``dataset`` ("digits" or "moons") and report test accuracy.
+
+    Prints one line per epoch (loss, train accuracy) and a last line
+    ``test accuracy: 0.97``; writes ``loss.png`` (when matplotlib is installed) and
+    ``model.npz`` to ``out``.
+    """
+    import stridegrad as sg
+    from stridegrad import backend
+
+    if dataset not in RECIPES:
+        raise TrainingError(f"unknown dataset {dataset!r}; choose one of {sorted(RECIPES)}")
+    r = RECIPES[dataset]
+    r = replace(r, epochs=r.epochs if epochs is None else _positive("epochs", epochs),
+                lr=r.lr if lr is None else _positive("lr", float(lr), float),
+                batch_size=r.batch_size if batch_size is None else _positive("batch_size", batch_size),
+                optimizer=r.optimizer if optimizer is None else optimizer)
+    try:
+        device = backend.canonical_device(device)
+        backend.get_namespace(device)
+    except (ValueError, RuntimeError) as e:
+        raise TrainingError(str(e)) from None
+
+    X, y = _dataset(dataset, seed)
+    Xtr, Xte, ytr, yte = sg.data.train_test_split(X, y, test_size=0.2, seed=seed)
+    sg.manual_seed(seed)
+    model = sg.nn.MLP(list(r.sizes), activation="relu", device=device)
+    if r.optimizer == "adam":
+        opt = sg.optim.Adam(model.parameters(), lr=r.lr)
+    elif r.optimizer == "sgd":
+        opt = sg.optim.SGD(model.parameters(), lr=r.lr, momentum=r.momentum, weight_decay=r.weight_decay)
+    else:
+        raise TrainingError(f"unknown optimizer {r.optimizer!r}; choose sgd or adam")
+    loader = sg.data.DataLoader((Xtr, ytr), batch_size=r.batch_size, shuffle=True, seed=seed)
+
+    bar = _progress_factory(progress)
+    log(f"training {dataset}: MLP {list(r.sizes)} on {device}, {r.optimizer} lr={r.lr}, "
+        f"batch {r.batch_size}, {r.epochs} epochs, {len(ytr)} train / {len(yte)} test examples")
+    losses, train_acc = [], []
+    start = time.perf_counter()
+    for epoch in range(1, r.epochs + 1):
+        total, seen = 0.0, 0
+        with bar(total=len(loader), desc=f"epoch {epoch}/{r.epochs}") as pbar:
+            for xb, yb in loader:
+                logits = model(sg.tensor(xb, device=device))
+                loss = sg.nn.functional.cross_entropy(logits, yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss.item() * len(yb)
+                seen += len(yb)
+                pbar.update(1)
+        losses.append(total / seen)
+        train_acc.append(accuracy(model, Xtr, ytr, device))
+        log(f"epoch {epoch:3d}  loss {losses[-1]:.4f}  train accuracy {train_acc[-1]:.3f}")
+    seconds = time.perf_counter() - start
+    test_acc = accuracy(model, Xte, yte, device)
+
+    out_dir = Path(out) if out is not None else Path("runs") / dataset
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sg.save(model.state_dict(), out_dir / "model.npz")
+    png = _plot(losses, train_acc, out_dir / "loss.png", f"{dataset} on {device}")
+    log(f"trained in {seconds:.1f} s; weights: {out_dir / 'model.npz'}"
+        + (f"; loss curve: {png}" if png else " (install matplotlib for the loss curve)"))
+    log(f"test accuracy: {test_acc:.2f}")
+    return TrainResult(losses, train_acc, test_acc, seconds, out_dir, model)
+
+
+class _NoBar:
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+def _progress_factory(enabled: bool):
+    if not enabled:
+        return _NoBar
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # tqdm is optional: no bar, the per-epoch lines remain
+        return _NoBar
+    return lambda **kw: tqdm(leave=False, unit="batch", **kw)
+
+
+def _plot(losses: list[float], acc: list[float], path: Path, title: str) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    epochs = range(1, len(losses) + 1)
+    ax.plot(epochs, losses, marker="o", label="training loss")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("cross-entropy loss")
+    ax2 = ax.twinx()
+    ax2.plot(epochs, acc, color="tab:green", marker=".", label="train accuracy")
+    ax2.set_ylabel("accuracy")
+    ax.set_title(title)
+    fig.legend(loc="upper center", ncol=2, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

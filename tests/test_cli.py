@@ -1,0 +1,58 @@
+"""The CLI dispatcher and the bench table renderer."""
+
+import subprocess
+import sys
+
+import pytest
+
+from stridegrad import cli
+from stridegrad.commands import bench
+
+
+def test_help_lists_exactly_the_commands_that_exist(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    available = cli._available()
+    assert "bench" in available
+    for name in cli.COMMANDS:
+        listed = f"\n    {name} " in out or f"\n    {name}\n" in out
+        assert listed == (name in available), name
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    assert cli.main([]) == 2
+    assert "usage: stridegrad" in capsys.readouterr().out
+
+
+def test_unknown_command_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["frobnicate"])
+    assert exc.value.code == 2
+    assert "frobnicate" in capsys.readouterr().err
+
+
+def test_python_dash_m_runs_the_cli():
+    out = subprocess.run([sys.executable, "-m", "stridegrad", "--version"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("stridegrad ")
+
+
+def test_bench_render_text_and_markdown():
+    rows = [bench.normalise({"group": "g", "case": "add", "size": "10x10",
+                             "stridegrad_s": 2e-3, "numpy_s": 1e-5, "ratio": 200.0}),
+            bench.normalise({"group": "g", "case": "skipped", "stridegrad_s": None,
+                             "reference_s": None, "ratio": None, "note": "no GPU"})]
+    text = bench.render(rows, ["date: D"], markdown=False)
+    assert "add (10x10)" in text and "200.00x" in text and "2.00 ms" in text
+    assert "10.0 µs" in text and "no GPU" in text
+    md = bench.render(rows, ["date: D"], markdown=True)
+    assert md.count("\n| g |") == 2 and "|---|" in md
+
+
+def test_bench_without_benchmarks_folder_says_where_it_looked(tmp_path, capsys):
+    args = cli.build_parser().parse_args(["bench", "--dir", str(tmp_path)])
+    assert bench.run(args) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path) in err and "benchmarks/" in err
