@@ -1,0 +1,506 @@
+"""Elementwise functions: NumPy broadcasting, NumPy 2 dtype promotion, IEEE results.
+
+Every binary function takes two arrays, or an array and a Python scalar on
+either side, broadcasts them (``layout.broadcast_shapes``) and returns a new
+contiguous array. Floating results follow IEEE 754 as NumPy does: ``1/0`` is
+``inf``, ``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``, no exceptions.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+from . import layout
+from ._core import StridedArray, cast_values, from_values, gather, values
+from ._dtypes import DType, bool_, float64, scalar_dtype
+from ._dtypes import result_type as _result_type
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow",
+    "negative", "positive", "abs", "sign", "square", "sqrt", "exp", "expm1", "log",
+    "log1p", "log2", "log10", "sin", "cos", "tanh", "floor", "ceil", "trunc",
+    "maximum", "minimum", "clip", "where",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_invert",
+    "isnan", "isinf", "isfinite",
+]
+
+_SCALARS = (bool, int, float)
+_INF = math.inf
+_NAN = math.nan
+
+
+# ----------------------------------------------------------------- machinery
+
+
+def _kind_of(x) -> str:
+    if isinstance(x, StridedArray):
+        return x.dtype.kind
+    return "b" if isinstance(x, bool) else "i" if isinstance(x, int) else "f"
+
+
+def _check_operands(name: str, x1, x2) -> None:
+    for x in (x1, x2):
+        if not isinstance(x, (StridedArray,) + _SCALARS):
+            raise TypeError(
+                f"{name}: operands must be StridedArrays or Python scalars, "
+                f"got {type(x).__name__}"
+            )
+    if not isinstance(x1, StridedArray) and not isinstance(x2, StridedArray):
+        raise TypeError(f"{name}: at least one operand must be a StridedArray, got two scalars")
+
+
+def _operand_dtype(x1, x2) -> DType:
+    if isinstance(x1, StridedArray):
+        if isinstance(x2, StridedArray):
+            return _result_type(x1.dtype, x2.dtype)
+        return scalar_dtype(x1.dtype, x2)
+    return scalar_dtype(x2.dtype, x1)
+
+
+def _pair(x1, x2) -> tuple[list, list, tuple]:
+    """Broadcast two operands (a scalar is repeated) -> (values1, values2, shape)."""
+    if isinstance(x1, StridedArray) and isinstance(x2, StridedArray):
+        shape = x1.shape if x1.shape == x2.shape else layout.broadcast_shapes(x1.shape, x2.shape)
+        return gather(x1, shape), gather(x2, shape), shape
+    if isinstance(x1, StridedArray):
+        return values(x1), [x2] * x1.size, x1.shape
+    return [x1] * x2.size, values(x2), x2.shape
+
+
+def _binary(name: str, x1, x2, op, safe=None, out_dtype=None, natural=False) -> StridedArray:
+    """Apply ``op`` to broadcast pairs; ``natural``: op's Python results already have the dtype."""
+    _check_operands(name, x1, x2)
+    dtype = _operand_dtype(x1, x2) if out_dtype is None else out_dtype
+    a, b, shape = _pair(x1, x2)
+    try:
+        out = list(map(op, a, b))
+    except (ZeroDivisionError, OverflowError, ValueError):
+        if safe is None:
+            raise
+        out = list(map(safe, a, b))
+    if not natural and (_kind_of(x1) != dtype.kind or _kind_of(x2) != dtype.kind):
+        out = cast_values(out, dtype)
+    return from_values(out, shape, dtype)
+
+
+def _require_array(name: str, x) -> StridedArray:
+    if not isinstance(x, StridedArray):
+        raise TypeError(f"{name}: expected a StridedArray, got {type(x).__name__}")
+    return x
+
+
+def _unary(name: str, x, op, safe=None, to_float=False, out_dtype=None) -> StridedArray:
+    _require_array(name, x)
+    dtype = out_dtype or (x.dtype if not to_float or x.dtype.kind == "f" else float64)
+    vals = values(x)
+    try:
+        out = list(map(op, vals))
+    except (ZeroDivisionError, OverflowError, ValueError):
+        if safe is None:
+            raise
+        out = list(map(safe, vals))
+    if to_float and x.dtype.kind != "f":
+        out = cast_values(out, dtype)
+    return from_values(out, x.shape, dtype)
+
+
+# ------------------------------------------------------------------ IEEE helpers
+
+
+def _safe_div(a, b):
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a == 0 or a != a:
+            return _NAN
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def _safe_pow(a, b):
+    try:
+        return math.pow(a, b)
+    except OverflowError:
+        odd = float(b).is_integer() and int(b) % 2 == 1
+        return -_INF if (a < 0 and odd) else _INF
+    except ValueError:
+        if a == 0:  # 0 ** negative
+            odd = float(b).is_integer() and int(b) % 2 == 1
+            return math.copysign(_INF, a) if odd else _INF
+        return _NAN  # negative ** non-integer
+
+
+def _safe_exp(v):
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return _INF
+
+
+def _safe_expm1(v):
+    try:
+        return math.expm1(v)
+    except OverflowError:
+        return _INF
+
+
+def _log_domain(fn):
+    def safe(v):
+        try:
+            return fn(v)
+        except ValueError:
+            return -_INF if v == 0 else _NAN
+
+    return safe
+
+
+def _log1p_safe(v):
+    try:
+        return math.log1p(v)
+    except ValueError:
+        return -_INF if v == -1 else _NAN
+
+
+def _sqrt_safe(v):
+    try:
+        return math.sqrt(v)
+    except ValueError:
+        return _NAN
+
+
+def _trig_safe(fn):
+    def safe(v):
+        try:
+            return fn(v)
+        except ValueError:  # sin(inf)
+            return _NAN
+
+    return safe
+
+
+def _round_safe(fn):
+    def safe(v):
+        try:
+            return float(fn(v))
+        except (OverflowError, ValueError):  # inf, nan stay as they are
+            return v
+
+    return safe
+
+
+def _floordiv_safe(a, b):
+    try:
+        return a // b
+    except ZeroDivisionError:
+        if isinstance(a, float) or isinstance(b, float):
+            return _safe_div(a, b)
+        return 0  # NumPy: integer division by zero gives 0
+
+
+def _mod_safe(a, b):
+    try:
+        return a % b
+    except ZeroDivisionError:
+        if isinstance(a, float) or isinstance(b, float):
+            return _NAN
+        return 0
+
+
+def _max2(a, b):
+    return a if a >= b or a != a else b
+
+
+def _min2(a, b):
+    return a if a <= b or a != a else b
+
+
+# --------------------------------------------------------------- arithmetic
+
+
+def add(x1, x2, /) -> StridedArray:
+    """``x1 + x2`` elementwise. Broadcast shapes -> broadcast shape; bool + bool is ``or``."""
+    if _operand_dtype_checked("add", x1, x2) == bool_:
+        return _binary("add", x1, x2, operator.or_)
+    return _binary("add", x1, x2, operator.add)
+
+
+def subtract(x1, x2, /) -> StridedArray:
+    """``x1 - x2`` elementwise. Broadcast shapes -> broadcast shape."""
+    if _operand_dtype_checked("subtract", x1, x2) == bool_:
+        raise TypeError("subtract: boolean subtraction is not supported; use logical_xor")
+    return _binary("subtract", x1, x2, operator.sub)
+
+
+def multiply(x1, x2, /) -> StridedArray:
+    """``x1 * x2`` elementwise. Broadcast shapes -> broadcast shape; bool * bool is ``and``."""
+    if _operand_dtype_checked("multiply", x1, x2) == bool_:
+        return _binary("multiply", x1, x2, operator.and_)
+    return _binary("multiply", x1, x2, operator.mul)
+
+
+def divide(x1, x2, /) -> StridedArray:
+    """``x1 / x2`` (true division) elementwise. Integer inputs give float64; ``1/0 = inf``."""
+    dtype = _operand_dtype_checked("divide", x1, x2)
+    out = float64 if dtype.kind != "f" else dtype
+    return _binary("divide", x1, x2, operator.truediv, safe=_safe_div, out_dtype=out, natural=True)
+
+
+def floor_divide(x1, x2, /) -> StridedArray:
+    """``x1 // x2`` elementwise (rounds toward -inf). Integer division by 0 gives 0, as in NumPy."""
+    dtype = _operand_dtype_checked("floor_divide", x1, x2)
+    if dtype == bool_:
+        dtype = _result_type(dtype, "int64")
+    return _binary("floor_divide", x1, x2, operator.floordiv, safe=_floordiv_safe, out_dtype=dtype)
+
+
+def remainder(x1, x2, /) -> StridedArray:
+    """``x1 % x2`` elementwise, with the sign of ``x2`` (Python's and NumPy's rule)."""
+    dtype = _operand_dtype_checked("remainder", x1, x2)
+    if dtype == bool_:
+        dtype = _result_type(dtype, "int64")
+    return _binary("remainder", x1, x2, operator.mod, safe=_mod_safe, out_dtype=dtype)
+
+
+def pow(x1, x2, /) -> StridedArray:
+    """``x1 ** x2`` elementwise. Integer arrays cannot take negative integer powers."""
+    dtype = _operand_dtype_checked("pow", x1, x2)
+    if dtype.kind == "f":
+        return _binary("pow", x1, x2, math.pow, safe=_safe_pow, natural=True)
+    if dtype == bool_:
+        dtype = _result_type(dtype, "int64")
+    exponents = values(x2) if isinstance(x2, StridedArray) else [x2]
+    if any(e < 0 for e in exponents):
+        raise ValueError("pow: integers to negative integer powers are not allowed")
+    return _binary("pow", x1, x2, operator.pow, out_dtype=dtype)
+
+
+def _operand_dtype_checked(name, x1, x2) -> DType:
+    _check_operands(name, x1, x2)
+    return _operand_dtype(x1, x2)
+
+
+def negative(x, /) -> StridedArray:
+    """``-x`` elementwise. Same shape and dtype (not defined for bool)."""
+    _require_array("negative", x)
+    if x.dtype == bool_:
+        raise TypeError("negative: the boolean negative is not supported; use logical_not")
+    return _unary("negative", x, operator.neg)
+
+
+def positive(x, /) -> StridedArray:
+    """``+x``: a copy. Same shape and dtype."""
+    return _unary("positive", x, operator.pos, out_dtype=_require_array("positive", x).dtype)
+
+
+def abs(x, /) -> StridedArray:
+    """``|x|`` elementwise. Same shape and dtype."""
+    return _unary("abs", x, builtins.abs)
+
+
+def sign(x, /) -> StridedArray:
+    """-1, 0 or +1 by the sign of each element (nan stays nan). Same shape and dtype."""
+    _require_array("sign", x)
+    if x.dtype.kind == "f":
+        return _unary("sign", x, lambda v: v if v != v else float((v > 0) - (v < 0)))
+    return _unary("sign", x, lambda v: (v > 0) - (v < 0), out_dtype=x.dtype)
+
+
+def square(x, /) -> StridedArray:
+    """``x * x`` elementwise. Same shape and dtype."""
+    _require_array("square", x)
+    if x.dtype == bool_:
+        return _unary("square", x, bool)
+    return _unary("square", x, lambda v: v * v)
+
+
+def sqrt(x, /) -> StridedArray:
+    """Square root elementwise (``nan`` for negatives). Same shape, floating dtype."""
+    return _unary("sqrt", x, math.sqrt, safe=_sqrt_safe, to_float=True)
+
+
+def exp(x, /) -> StridedArray:
+    """``e ** x`` elementwise (``inf`` on overflow). Same shape, floating dtype."""
+    return _unary("exp", x, math.exp, safe=_safe_exp, to_float=True)
+
+
+def expm1(x, /) -> StridedArray:
+    """``e ** x - 1`` elementwise, accurate near 0. Same shape, floating dtype."""
+    return _unary("expm1", x, math.expm1, safe=_safe_expm1, to_float=True)
+
+
+def log(x, /) -> StridedArray:
+    """Natural log elementwise (``-inf`` at 0, ``nan`` below). Same shape, floating dtype."""
+    return _unary("log", x, math.log, safe=_log_domain(math.log), to_float=True)
+
+
+def log1p(x, /) -> StridedArray:
+    """``log(1 + x)`` elementwise, accurate near 0. Same shape, floating dtype."""
+    return _unary("log1p", x, math.log1p, safe=_log1p_safe, to_float=True)
+
+
+def log2(x, /) -> StridedArray:
+    """Base-2 log elementwise. Same shape, floating dtype."""
+    return _unary("log2", x, math.log2, safe=_log_domain(math.log2), to_float=True)
+
+
+def log10(x, /) -> StridedArray:
+    """Base-10 log elementwise. Same shape, floating dtype."""
+    return _unary("log10", x, math.log10, safe=_log_domain(math.log10), to_float=True)
+
+
+def sin(x, /) -> StridedArray:
+    """Sine elementwise. Same shape, floating dtype."""
+    return _unary("sin", x, math.sin, safe=_trig_safe(math.sin), to_float=True)
+
+
+def cos(x, /) -> StridedArray:
+    """Cosine elementwise. Same shape, floating dtype."""
+    return _unary("cos", x, math.cos, safe=_trig_safe(math.cos), to_float=True)
+
+
+def tanh(x, /) -> StridedArray:
+    """Hyperbolic tangent elementwise. Same shape, floating dtype."""
+    return _unary("tanh", x, math.tanh, to_float=True)
+
+
+def _rounding(name, fn):
+    def rounded(x, /) -> StridedArray:
+        _require_array(name, x)
+        if x.dtype.kind != "f":
+            return _unary(name, x, operator.pos, out_dtype=x.dtype)
+        return _unary(name, x, lambda v: float(fn(v)), safe=_round_safe(fn))
+
+    rounded.__name__ = rounded.__qualname__ = name
+    rounded.__doc__ = f"``{name}`` of each element (integers unchanged). Same shape and dtype."
+    return rounded
+
+
+floor = _rounding("floor", math.floor)
+ceil = _rounding("ceil", math.ceil)
+trunc = _rounding("trunc", math.trunc)
+
+
+def maximum(x1, x2, /) -> StridedArray:
+    """Larger of each pair, ``nan`` if either is ``nan``. Broadcast shapes -> broadcast shape."""
+    return _binary("maximum", x1, x2, _max2)
+
+
+def minimum(x1, x2, /) -> StridedArray:
+    """Smaller of each pair, ``nan`` if either is ``nan``. Broadcast shapes -> broadcast shape."""
+    return _binary("minimum", x1, x2, _min2)
+
+
+def clip(x, /, min=None, max=None) -> StridedArray:
+    """Clamp each element to ``[min, max]`` (scalars or arrays). Result keeps ``x``'s dtype.
+
+    Shape contract: ``x``, ``min`` and ``max`` broadcast; the result has
+    ``x``'s shape, which must be the broadcast shape.
+    """
+    _require_array("clip", x)
+    out = x
+    if min is not None:
+        out = _binary("clip", out, min, lambda v, m: m if v < m else v, out_dtype=x.dtype)
+    if max is not None:
+        out = _binary("clip", out, max, lambda v, m: m if v > m else v, out_dtype=x.dtype)
+    if out is x:
+        return from_values(values(x), x.shape, x.dtype)
+    if out.shape != x.shape:
+        raise ValueError(
+            f"clip: bounds broadcast the result to shape {out.shape}, not x's shape {x.shape}"
+        )
+    return out
+
+
+def where(condition, x1, x2, /) -> StridedArray:
+    """``x1`` where ``condition`` is true, else ``x2``. Three shapes broadcast -> one shape."""
+    _require_array("where", condition)
+    for x in (x1, x2):
+        if not isinstance(x, (StridedArray,) + _SCALARS):
+            raise TypeError(
+                f"where: x1 and x2 must be StridedArrays or scalars, got {type(x).__name__}"
+            )
+    if isinstance(x1, StridedArray) or isinstance(x2, StridedArray):
+        dtype = _operand_dtype(x1, x2)
+    else:
+        dtype = _result_type(x1, x2)
+    shapes = [condition.shape] + [x.shape for x in (x1, x2) if isinstance(x, StridedArray)]
+    shape = layout.broadcast_shapes(*shapes)
+    n = layout.numel(shape)
+    c = gather(condition, shape)
+    a = gather(x1, shape) if isinstance(x1, StridedArray) else [x1] * n
+    b = gather(x2, shape) if isinstance(x2, StridedArray) else [x2] * n
+    out = [u if t else v for t, u, v in zip(c, a, b)]
+    if _kind_of(x1) != dtype.kind or _kind_of(x2) != dtype.kind:
+        out = cast_values(out, dtype)
+    return from_values(out, shape, dtype)
+
+
+# -------------------------------------------------------------- comparisons
+
+
+def _compare(name, op):
+    def compare(x1, x2, /) -> StridedArray:
+        _check_operands(name, x1, x2)
+        return _binary(name, x1, x2, op, out_dtype=bool_, natural=True)
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = (
+        f"``{name}`` elementwise. Broadcast shapes -> broadcast shape, dtype bool."
+    )
+    return compare
+
+
+equal = _compare("equal", operator.eq)
+not_equal = _compare("not_equal", operator.ne)
+less = _compare("less", operator.lt)
+less_equal = _compare("less_equal", operator.le)
+greater = _compare("greater", operator.gt)
+greater_equal = _compare("greater_equal", operator.ge)
+
+
+def _logical(name, op):
+    def logical(x1, x2, /) -> StridedArray:
+        _check_operands(name, x1, x2)
+        return _binary(name, x1, x2, lambda a, b: op(bool(a), bool(b)), out_dtype=bool_,
+                       natural=True)
+
+    logical.__name__ = logical.__qualname__ = name
+    logical.__doc__ = f"``{name}`` of the truth values. Broadcast shapes -> broadcast shape, bool."
+    return logical
+
+
+logical_and = _logical("logical_and", operator.and_)
+logical_or = _logical("logical_or", operator.or_)
+logical_xor = _logical("logical_xor", operator.xor)
+
+
+def logical_not(x, /) -> StridedArray:
+    """``not x`` elementwise. Same shape, dtype bool."""
+    return _unary("logical_not", x, operator.not_, out_dtype=bool_)
+
+
+def bitwise_invert(x, /) -> StridedArray:
+    """``~x`` for integer arrays (``not`` for bool). Same shape and dtype."""
+    _require_array("bitwise_invert", x)
+    if x.dtype == bool_:
+        return logical_not(x)
+    if x.dtype.kind != "i":
+        raise TypeError(f"bitwise_invert: needs an integer or bool array, got {x.dtype}")
+    return _unary("bitwise_invert", x, operator.invert)
+
+
+def isnan(x, /) -> StridedArray:
+    """Whether each element is ``nan``. Same shape, dtype bool."""
+    return _unary("isnan", x, lambda v: v != v, out_dtype=bool_)
+
+
+def isinf(x, /) -> StridedArray:
+    """Whether each element is ``+inf`` or ``-inf``. Same shape, dtype bool."""
+    return _unary("isinf", x, lambda v: v == _INF or v == -_INF, out_dtype=bool_)
+
+
+def isfinite(x, /) -> StridedArray:
+    """Whether each element is neither ``inf`` nor ``nan``. Same shape, dtype bool."""
+    return _unary("isfinite", x, lambda v: v - v == 0, out_dtype=bool_)

@@ -1,0 +1,610 @@
+"""Layout arithmetic: pure functions from shapes and strides to storage offsets.
+
+Everything an N-dimensional array needs to know about *where* its elements live
+in a flat storage list is here, as small functions on tuples of ints. No classes,
+no NumPy: these are the functions the learner writes in episodes 1-4.
+
+Conventions:
+
+* a ``Shape`` is a tuple of non-negative ints, one per dimension;
+* ``Strides`` count *elements*, not bytes (NumPy's ``strides // itemsize``);
+* an ``Index`` is a tuple of ints, one per dimension;
+* an ``offset`` is a position in the flat storage list.
+
+The element at ``index`` lives at ``storage[offset + sum(i * s for i, s in
+zip(index, strides))]``; every view (transpose, slice, reshape, broadcast) is a
+new ``(shape, strides, offset)`` over the *same* storage.
+"""
+
+from __future__ import annotations
+
+import operator
+from itertools import chain, repeat
+
+Shape = tuple[int, ...]
+Strides = tuple[int, ...]
+Index = tuple[int, ...]
+
+__all__ = [
+    "Shape",
+    "Strides",
+    "Index",
+    "numel",
+    "contiguous_strides",
+    "index_to_offset",
+    "offset_to_index",
+    "check_index",
+    "is_contiguous",
+    "permute_layout",
+    "slice_layout",
+    "reshape_strides",
+    "infer_shape",
+    "broadcast_shapes",
+    "broadcast_strides",
+    "iter_offsets",
+]
+
+
+def numel(shape: Shape) -> int:
+    """Number of elements of an array of this shape.
+
+    Shape contract: ``(d0, ..., dn-1) -> d0 * ... * dn-1``; ``() -> 1`` (a scalar).
+
+    Stands for the loop::
+
+        n = 1
+        for d in shape:
+            n *= d
+
+    Args:
+        shape: sizes of the dimensions.
+
+    Returns:
+        The product of the sizes (1 for the empty shape, 0 if any size is 0).
+
+    Example:
+        >>> numel((2, 3, 4))
+        24
+    """
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def contiguous_strides(shape: Shape) -> Strides:
+    """Row-major (C-order) strides, in elements, for a freshly allocated array.
+
+    Shape contract: ``(d0, ..., dn-1) -> (s0, ..., sn-1)`` with ``sn-1 == 1`` and
+    ``sk == s(k+1) * d(k+1)``; ``() -> ()``.
+
+    Stands for the loop (right to left, the last axis moves fastest)::
+
+        strides = [0] * len(shape)
+        step = 1
+        for k in reversed(range(len(shape))):
+            strides[k] = step
+            step *= max(shape[k], 1)
+
+    A size-0 dimension counts as 1, as in NumPy's ``reshape``, so that no stride
+    is 0 (a 0 stride means "broadcast"); an empty array has no elements, so any
+    strides address them all correctly.
+
+    Args:
+        shape: sizes of the dimensions.
+
+    Returns:
+        One stride per dimension.
+
+    Example:
+        >>> contiguous_strides((2, 3, 4))
+        (12, 4, 1)
+    """
+    strides = [0] * len(shape)
+    step = 1
+    for k in range(len(shape) - 1, -1, -1):
+        strides[k] = step
+        step *= shape[k] if shape[k] > 0 else 1
+    return tuple(strides)
+
+
+def index_to_offset(index: Index, strides: Strides, offset: int = 0) -> int:
+    """Storage position of the element at ``index`` (no bounds check).
+
+    Shape contract: ``index`` and ``strides`` have one entry per dimension.
+
+    Stands for the loop::
+
+        position = offset
+        for i, s in zip(index, strides):
+            position += i * s
+
+    Args:
+        index: one (non-negative) int per dimension.
+        strides: element strides, one per dimension.
+        offset: storage position of element ``(0, ..., 0)``.
+
+    Returns:
+        The position in the flat storage list.
+
+    Example:
+        >>> index_to_offset((1, 2), (3, 1))
+        5
+    """
+    position = offset
+    for i, s in zip(index, strides):
+        position += i * s
+    return position
+
+
+def offset_to_index(offset: int, shape: Shape) -> Index:
+    """Index of the element at ``offset`` in a contiguous row-major array.
+
+    The inverse of ``index_to_offset(index, contiguous_strides(shape))``.
+    Shape contract: ``0 <= offset < numel(shape)`` -> one int per dimension.
+
+    Stands for the loop (peel off the fastest axis first)::
+
+        index = [0] * len(shape)
+        for k in reversed(range(len(shape))):
+            index[k] = offset % shape[k]
+            offset //= shape[k]
+
+    Args:
+        offset: a position in ``range(numel(shape))``.
+        shape: sizes of the dimensions.
+
+    Returns:
+        The index tuple.
+
+    Raises:
+        ValueError: if ``offset`` is outside ``range(numel(shape))``.
+
+    Example:
+        >>> offset_to_index(5, (2, 3))
+        (1, 2)
+    """
+    n = numel(shape)
+    if not 0 <= offset < n:
+        raise ValueError(
+            f"offset {offset} is out of range for shape {tuple(shape)} with {n} elements"
+        )
+    index = [0] * len(shape)
+    for k in range(len(shape) - 1, -1, -1):
+        offset, index[k] = divmod(offset, shape[k])
+    return tuple(index)
+
+
+def check_index(index: Index, shape: Shape) -> Index:
+    """Validate an integer index and normalise its negative entries.
+
+    Shape contract: one int per dimension -> one int per dimension, each in
+    ``range(shape[k])``.
+
+    Stands for the loop::
+
+        for k, (i, d) in enumerate(zip(index, shape)):
+            if i < 0:
+                i += d
+            if not 0 <= i < d:
+                raise IndexError(...)
+
+    Args:
+        index: one int per dimension; ``-1`` means the last element.
+        shape: sizes of the dimensions.
+
+    Returns:
+        The index with every entry in ``range(shape[k])``.
+
+    Raises:
+        TypeError: if an entry is not an int.
+        IndexError: if the index has the wrong length or an entry is out of bounds;
+            the message names the index, the axis and the size.
+
+    Example:
+        >>> check_index((-1, 0), (3, 4))
+        (2, 0)
+    """
+    index = tuple(index)
+    if len(index) != len(shape):
+        raise IndexError(
+            f"index {index} has {len(index)} entries but the array is "
+            f"{len(shape)}-dimensional with shape {tuple(shape)}"
+        )
+    out = []
+    for axis, (i, d) in enumerate(zip(index, shape)):
+        if isinstance(i, bool) or not hasattr(i, "__index__"):
+            raise TypeError(f"index entries must be ints, got {type(i).__name__} {i!r}")
+        i = operator.index(i)
+        j = i + d if i < 0 else i
+        if not 0 <= j < d:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {d}")
+        out.append(j)
+    return tuple(out)
+
+
+def is_contiguous(shape: Shape, strides: Strides) -> bool:
+    """Whether the elements are laid out row-major with no gaps.
+
+    Shape contract: ``shape`` and ``strides`` have one entry per dimension.
+    Dimensions of size 1 may have any stride (they are never stepped over), and
+    an empty array is contiguous (NumPy's "relaxed strides" rule).
+
+    Stands for the loop (compare with the strides a fresh array would have)::
+
+        expected = 1
+        for d, s in reversed(list(zip(shape, strides))):
+            if d != 1 and s != expected:
+                return False
+            expected *= d
+
+    Args:
+        shape: sizes of the dimensions.
+        strides: element strides, one per dimension.
+
+    Returns:
+        True if the array occupies ``storage[offset : offset + numel(shape)]`` in
+        row-major order.
+
+    Example:
+        >>> is_contiguous((2, 3), (3, 1)), is_contiguous((3, 2), (1, 3))
+        (True, False)
+    """
+    if 0 in shape:
+        return True
+    expected = 1
+    for k in range(len(shape) - 1, -1, -1):
+        d = shape[k]
+        if d != 1:
+            if strides[k] != expected:
+                return False
+            expected *= d
+    return True
+
+
+def permute_layout(shape: Shape, strides: Strides, axes: tuple[int, ...]) -> tuple[Shape, Strides]:
+    """Reorder the dimensions: the layout of a transpose, no data moved.
+
+    Shape contract: ``axes`` is a permutation of ``range(len(shape))``; output
+    dimension ``k`` is input dimension ``axes[k]``.
+
+    Stands for the loop::
+
+        new_shape = tuple(shape[a] for a in axes)
+        new_strides = tuple(strides[a] for a in axes)
+
+    Args:
+        shape: sizes of the dimensions.
+        strides: element strides, one per dimension.
+        axes: the new order of the input dimensions.
+
+    Returns:
+        ``(new_shape, new_strides)``.
+
+    Raises:
+        ValueError: if ``axes`` is not a permutation of ``range(len(shape))``.
+
+    Example:
+        >>> permute_layout((2, 3, 4), (12, 4, 1), (2, 0, 1))
+        ((4, 2, 3), (1, 12, 4))
+    """
+    axes = tuple(axes)
+    ndim = len(shape)
+    if sorted(axes) != list(range(ndim)):
+        raise ValueError(
+            f"axes {axes} is not a permutation of range({ndim}) "
+            f"for an array of shape {tuple(shape)}"
+        )
+    return tuple(shape[a] for a in axes), tuple(strides[a] for a in axes)
+
+
+def slice_layout(size: int, stride: int, sl: slice) -> tuple[int, int, int]:
+    """Layout of ``a[start:stop:step]`` along one dimension.
+
+    Same semantics as Python and NumPy slicing: negative ``start``/``stop``
+    count from the end, out-of-range bounds are clipped, any non-zero step
+    (negative steps walk backwards).
+
+    Stands for the loop (the positions the slice selects)::
+
+        start, stop, step = sl.indices(size)
+        for i in range(start, stop, step):
+            yield i * stride            # = offset_delta + j * new_stride
+
+    Args:
+        size: size of the dimension being sliced.
+        stride: its element stride.
+        sl: the slice.
+
+    Returns:
+        ``(offset_delta, new_size, new_stride)``: how far the first selected
+        element is from the old first element, how many are selected, and the
+        step between them in storage. An empty selection gives
+        ``(0, 0, stride)``, as in NumPy.
+
+    Raises:
+        ValueError: if the step is 0.
+
+    Example:
+        >>> slice_layout(10, 1, slice(None, None, -3))
+        (9, 4, -3)
+    """
+    if sl.step is not None and operator.index(sl.step) == 0:
+        raise ValueError(f"slice step cannot be zero in {sl!r}")
+    start, stop, step = sl.indices(size)
+    n = len(range(start, stop, step))
+    if n == 0:
+        return 0, 0, stride
+    return start * stride, n, stride * step
+
+
+def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides | None:
+    """Strides that view the same elements in ``new_shape``, or None if a copy is needed.
+
+    Shape contract: ``numel(new_shape) == numel(shape)``. Follows NumPy's
+    ``_attempt_nocopy_reshape`` (row-major order): a view exists when every
+    group of old axes that merges into, or splits out of, a group of new axes
+    is itself contiguous.
+
+    Stands for the loop (after dropping size-1 old axes, whose strides do not
+    matter)::
+
+        while old and new axes are left:
+            grow a group of old axes and a group of new axes until their
+            products match
+            if the old group is not contiguous (s[k] != d[k+1] * s[k+1]):
+                return None
+            the last new axis in the group takes the last old axis's stride;
+            each earlier one is the next stride times the next size
+
+    Args:
+        shape: current sizes.
+        strides: current element strides.
+        new_shape: the requested sizes (no ``-1``; see ``infer_shape``).
+
+    Returns:
+        The new strides, or None when NumPy's ``reshape`` would copy.
+
+    Raises:
+        ValueError: if the element counts differ.
+
+    Example:
+        >>> reshape_strides((2, 3), (3, 1), (3, 2))
+        (2, 1)
+        >>> reshape_strides((3, 2), (1, 3), (6,)) is None   # a transpose
+        True
+    """
+    shape, strides, new_shape = tuple(shape), tuple(strides), tuple(new_shape)
+    if numel(shape) != numel(new_shape):
+        raise ValueError(
+            f"cannot reshape array of shape {shape} (size {numel(shape)}) "
+            f"into shape {new_shape} (size {numel(new_shape)})"
+        )
+    if is_contiguous(shape, strides):
+        return contiguous_strides(new_shape)
+
+    old_dims = [d for d in shape if d != 1]
+    old_strides = [s for d, s in zip(shape, strides) if d != 1]
+    n_old, n_new = len(old_dims), len(new_shape)
+    new_strides = [0] * n_new
+
+    # [oi, oj) and [ni, nj) are the groups of old and new axes being matched
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < n_new and oi < n_old:
+        np_, op = new_shape[ni], old_dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]  # trailing 1s of the new shape are handled below
+                nj += 1
+            else:
+                op *= old_dims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+
+    last = new_strides[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, n_new):
+        new_strides[nk] = last
+    return tuple(new_strides)
+
+
+def infer_shape(shape: tuple[int, ...], numel_: int) -> Shape:
+    """Replace a single ``-1`` in a requested shape by the size that fits.
+
+    Shape contract: ``shape`` may contain one ``-1``; the result has
+    ``numel(result) == numel_``.
+
+    Stands for the loop::
+
+        known = 1
+        for d in shape:
+            if d != -1:
+                known *= d
+        missing = numel_ // known       # must divide exactly
+
+    Args:
+        shape: the requested shape, possibly with one ``-1``.
+        numel_: the number of elements of the array being reshaped.
+
+    Returns:
+        The shape with the ``-1`` filled in.
+
+    Raises:
+        ValueError: for more than one ``-1``, a negative size, or a shape whose
+            element count cannot equal ``numel_``; the message names both.
+
+    Example:
+        >>> infer_shape((2, -1), 6)
+        (2, 3)
+    """
+    shape = tuple(operator.index(d) for d in shape)
+    unknown = [k for k, d in enumerate(shape) if d == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"can only specify one unknown dimension (-1), got shape {shape}")
+    if any(d < -1 for d in shape):
+        raise ValueError(f"negative dimensions are not allowed, got shape {shape}")
+    known = 1
+    for d in shape:
+        if d != -1:
+            known *= d
+    if unknown:
+        if known == 0 or numel_ % known != 0:
+            raise ValueError(
+                f"cannot reshape array of size {numel_} into shape {shape}"
+            )
+        k = unknown[0]
+        return shape[:k] + (numel_ // known,) + shape[k + 1 :]
+    if known != numel_:
+        raise ValueError(f"cannot reshape array of size {numel_} into shape {shape}")
+    return shape
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """The shape that all ``shapes`` broadcast to, by NumPy's rules.
+
+    Shape contract: align shapes on the right; in each column every size must
+    be 1 or the common size; missing leading sizes count as 1.
+    ``(4, 1, 3), (5, 1) -> (4, 5, 3)``.
+
+    Stands for the loop::
+
+        out = [1] * max(len(s) for s in shapes)
+        for s in shapes:
+            for k in range(1, len(s) + 1):     # from the right
+                if s[-k] != 1:
+                    if out[-k] not in (1, s[-k]):
+                        raise ValueError(...)
+                    out[-k] = s[-k]
+
+    Args:
+        *shapes: any number of shapes (none gives ``()``).
+
+    Returns:
+        The broadcast shape.
+
+    Raises:
+        ValueError: naming both offending shapes, if two sizes clash.
+
+    Example:
+        >>> broadcast_shapes((2, 1), (3,))
+        (2, 3)
+    """
+    shapes = [tuple(s) for s in shapes]
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    # which input set out[k] (to name it in the error message)
+    source = [None] * ndim
+    for s in shapes:
+        for k in range(1, len(s) + 1):
+            d = s[-k]
+            if d == 1:
+                continue
+            if out[-k] == 1:
+                out[-k] = d
+                source[-k] = s
+            elif out[-k] != d:
+                raise ValueError(
+                    f"operands could not be broadcast together with shapes "
+                    f"{source[-k]} and {s}"
+                )
+    return tuple(out)
+
+
+def broadcast_strides(shape: Shape, strides: Strides, target_shape: Shape) -> Strides:
+    """Strides that view an array of ``shape`` as ``target_shape`` without copying.
+
+    Shape contract: ``shape`` broadcasts to ``target_shape``. New leading
+    dimensions and size-1 dimensions get stride 0 (every index along them
+    reads the same element; NumPy zeroes a size-1 axis even when it is not
+    stretched); the others keep their stride.
+
+    Stands for the loop::
+
+        lead = len(target_shape) - len(shape)
+        out = [0] * lead
+        for d, s, t in zip(shape, strides, target_shape[lead:]):
+            out.append(0 if d == 1 else s)      # d must be 1 or t
+
+    Args:
+        shape: current sizes.
+        strides: current element strides.
+        target_shape: the shape to view the array as.
+
+    Returns:
+        One stride per target dimension.
+
+    Raises:
+        ValueError: if ``shape`` cannot be broadcast to ``target_shape``.
+
+    Example:
+        >>> broadcast_strides((3, 1), (1, 1), (2, 3, 4))
+        (0, 1, 0)
+    """
+    shape, target_shape = tuple(shape), tuple(target_shape)
+    lead = len(target_shape) - len(shape)
+    if lead < 0:
+        raise ValueError(f"cannot broadcast shape {shape} to {target_shape}: too many dimensions")
+    out = [0] * lead
+    for d, s, t in zip(shape, strides, target_shape[lead:]):
+        if d == 1:
+            out.append(0)  # as NumPy: a size-1 axis reads one element, stretched or not
+        elif d == t:
+            out.append(s)
+        else:
+            raise ValueError(f"cannot broadcast shape {shape} to {target_shape}")
+    return tuple(out)
+
+
+def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
+    """Storage positions of all elements, in row-major logical order.
+
+    Shape contract: ``(d0, ..., dn-1)`` -> a list of ``numel(shape)`` ints;
+    element ``k`` of the list is the position of ``offset_to_index(k, shape)``.
+
+    Stands for the nested loop (one level per dimension)::
+
+        for i0 in range(d0):
+            for i1 in range(d1):
+                ...
+                    yield offset + i0 * s0 + i1 * s1 + ...
+
+    It is computed one dimension at a time instead: start from ``[offset]``
+    and, for each dimension, replace every position ``p`` by the run
+    ``p, p + s, ..., p + (d - 1) * s``. Each run is a ``range``, so the work per
+    element happens in C, with no index tuples.
+
+    Args:
+        shape: sizes of the dimensions.
+        strides: element strides, one per dimension.
+        offset: storage position of element ``(0, ..., 0)``.
+
+    Returns:
+        The list of storage positions (``[offset]`` for a 0-d array, ``[]`` for
+        an empty one).
+
+    Example:
+        >>> iter_offsets((2, 3), (1, 2))       # a transposed (3, 2) array
+        [0, 2, 4, 1, 3, 5]
+    """
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        if d == 1:
+            continue  # one index: the positions do not move
+        if d == 0:
+            return []
+        if s == 0:
+            positions = list(chain.from_iterable(map(repeat, positions, repeat(d))))
+        elif d <= 12:
+            # short runs: one comprehension beats building a range per position
+            steps = range(0, d * s, s)
+            positions = [p + t for p in positions for t in steps]
+        else:
+            span = d * s
+            positions = list(chain.from_iterable(range(p, p + span, s) for p in positions))
+    return positions
