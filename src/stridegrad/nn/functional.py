@@ -1,0 +1,237 @@
+"""Stateless neural-network functions on Tensors: activations and losses.
+
+Softmax, log-softmax and cross-entropy have their own backward nodes: they are
+computed with the max subtracted (so logits of +-1000 stay finite and exact),
+and cross-entropy's backward is the fused ``(softmax - onehot) / N``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stridegrad import backend
+from stridegrad import tensor as _t
+from stridegrad.tensor import Node, Tensor, _device_error, _edge, _kind, _norm_axes, _wrap, tensor
+
+__all__ = [
+    "cross_entropy",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
+
+
+def _check(x: Any, fn: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn} expects a Tensor, got {type(x).__name__}")
+    return x
+
+
+def relu(x: Tensor) -> Tensor:
+    """``max(x, 0)`` elementwise; any shape."""
+    return _check(x, "relu").relu()
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """``1 / (1 + exp(-x))`` elementwise, stable for large ``|x|``."""
+    return _check(x, "sigmoid").sigmoid()
+
+
+def tanh(x: Tensor) -> Tensor:
+    """``tanh(x)`` elementwise."""
+    return _check(x, "tanh").tanh()
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ weight.T + bias``: ``(…, in)``, ``(out, in)``, ``(out,)`` -> ``(…, out)``."""
+    y = x @ weight.mT
+    return y if bias is None else y + bias
+
+
+def _one_axis(x: Tensor, axis: Any, fn: str) -> int:
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"{fn} takes a single int axis, got {axis!r}")
+    (a,) = _norm_axes(axis, x.ndim)
+    return a
+
+
+def _log_softmax_array(xp, x, axis: int):
+    m = xp.max(x, axis=axis, keepdims=True)
+    s = x - m
+    return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
+
+
+class LogSoftmaxBackward(Node):
+    """Saves the output ``y``: ``grad = g - exp(y) * sum(g)``."""
+
+    __slots__ = ("axis", "out", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, out, axis):
+        self._edges = edges
+        self._released = False
+        self.xp, self.out, self.axis = xp, out, axis
+
+    def apply(self, g):
+        xp = self.xp
+        return (g - xp.exp(self.out) * xp.sum(g, axis=self.axis, keepdims=True),)
+
+    def _release(self):
+        self.out = None
+
+
+class SoftmaxBackward(LogSoftmaxBackward):
+    """Saves the output ``p``: ``grad = p * (g - sum(g * p))``."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        p = self.out
+        return (p * (g - self.xp.sum(g * p, axis=self.axis, keepdims=True)),)
+
+
+def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis`` (stable); same shape as ``x``."""
+    x = _check(x, "log_softmax")
+    x._float_only("log_softmax")
+    a = _one_axis(x, axis if dim is None else dim, "log_softmax")
+    xp = x._xp
+    out = _log_softmax_array(xp, x._data, a)
+    node = (
+        LogSoftmaxBackward((_edge(x),), xp, out, a)
+        if _t._grad_enabled and x._requires_grad
+        else None
+    )
+    return _wrap(out, x._device, xp, node)
+
+
+def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (max subtracted first); same shape as ``x``."""
+    x = _check(x, "softmax")
+    x._float_only("softmax")
+    a = _one_axis(x, axis if dim is None else dim, "softmax")
+    xp = x._xp
+    e = xp.exp(x._data - xp.max(x._data, axis=a, keepdims=True))
+    out = e / xp.sum(e, axis=a, keepdims=True)
+    node = (
+        SoftmaxBackward((_edge(x),), xp, out, a) if _t._grad_enabled and x._requires_grad else None
+    )
+    return _wrap(out, x._device, xp, node)
+
+
+def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or per-element) squared error; ``pred`` and ``target`` have the same shape."""
+    pred = _check(pred, "mse_loss")
+    if not isinstance(target, Tensor):
+        target = tensor(target, device=pred.device, dtype=pred.dtype)
+    if pred.shape != target.shape:
+        raise ValueError(
+            f"mse_loss: pred shape {pred.shape} and target shape {target.shape} differ"
+        )
+    sq = (pred - target) ** 2
+    if reduction == "mean":
+        return sq.mean()
+    if reduction == "sum":
+        return sq.sum()
+    if reduction == "none":
+        return sq
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+class CrossEntropyBackward(Node):
+    """Fused backward of log-softmax + pick: ``(exp(logp) - onehot) * scale``.
+
+    Saves the log-probabilities and the float one-hot mask.
+    """
+
+    __slots__ = ("logp", "n", "onehot", "reduction", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, logp, onehot, reduction, n):
+        self._edges = edges
+        self._released = False
+        self.xp, self.logp, self.onehot, self.reduction, self.n = xp, logp, onehot, reduction, n
+
+    def apply(self, g):
+        xp = self.xp
+        d = xp.exp(self.logp) - self.onehot
+        if self.reduction == "mean":
+            return (d * (g / self.n),)
+        if self.reduction == "sum":
+            return (d * g,)
+        return (d * xp.expand_dims(g, axis=1),)
+
+    def _release(self):
+        self.logp = self.onehot = None
+
+
+def _targets(targets: Any, logits: Tensor) -> Any:
+    """Targets as an integer array on the logits' device."""
+    if isinstance(targets, Tensor):
+        if targets.device != logits.device:
+            raise _device_error(logits, targets)
+        t = targets
+    else:
+        if isinstance(targets, np.ndarray) and targets.dtype.kind not in "iu":
+            raise TypeError(
+                f"cross_entropy: targets must be integer class indices, got dtype {targets.dtype}"
+            )
+        t = tensor(targets, device=logits.device)
+    if _kind(t) not in "iu":
+        raise TypeError(
+            f"cross_entropy: targets must be integer class indices, got dtype {t.dtype.name}"
+        )
+    return t._data
+
+
+def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
+    """Softmax cross-entropy: ``(N, C)`` logits, ``(N,)`` int targets -> ``()`` loss.
+
+    ``targets`` may be a Tensor, a NumPy array or a list. Computed via log-softmax
+    with the row max subtracted, so logits of +-1000 give finite, exact losses.
+    The one-hot mask is built with ``equal`` + ``where`` (no fancy indexing), so it
+    runs on every device. ``reduction`` is ``"mean"`` (default), ``"sum"`` or ``"none"``.
+    """
+    logits = _check(logits, "cross_entropy")
+    logits._float_only("cross_entropy")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if logits.ndim != 2:
+        raise ValueError(f"cross_entropy expects (N, C) logits, got shape {logits.shape}")
+    n, c = logits.shape
+    t = _targets(targets, logits)
+    if tuple(t.shape) != (n,):
+        raise ValueError(
+            f"cross_entropy: targets shape {tuple(t.shape)} does not match logits shape "
+            f"{logits.shape}; expected ({n},)"
+        )
+    xp = logits._xp
+    if n:
+        lo, hi = int(xp.min(t)), int(xp.max(t))
+        if lo < 0 or hi >= c:
+            host = backend.to_numpy(t, logits.device)
+            bad = int(host[(host < 0) | (host >= c)][0])
+            raise IndexError(
+                f"cross_entropy: target label {bad} is out of range for {c} classes "
+                f"(labels must be in 0..{c - 1})"
+            )
+    logp = _log_softmax_array(xp, logits._data, 1)
+    # a float one-hot mask: portable (no fancy indexing) and, unlike where(), fast on NumPy
+    onehot = xp.astype(xp.equal(xp.expand_dims(t, axis=1), xp.arange(c, dtype=t.dtype)), logp.dtype)
+    per_row = -xp.sum(logp * onehot, axis=1)
+    if reduction == "mean":
+        out = xp.sum(per_row) / n if n else xp.sum(per_row) * float("nan")
+    elif reduction == "sum":
+        out = xp.sum(per_row)
+    else:
+        out = per_row
+    node = None
+    if _t._grad_enabled and logits._requires_grad:
+        node = CrossEntropyBackward((_edge(logits),), xp, logp, onehot, reduction, n)
+    return _wrap(out, logits.device, xp, node)

@@ -1,0 +1,2001 @@
+"""``Tensor``: an n-dimensional array with reverse-mode autograd, on any device.
+
+Layers, bottom to top:
+
+1. the array namespace ``xp`` of the tensor's device (:mod:`stridegrad.backend`);
+2. one ``Node`` subclass per differentiable op (``MulBackward``, ...), holding the
+   edges to its inputs' nodes (``next_functions``) and the raw arrays its
+   backward needs (never the output tensor itself: that would be a reference
+   cycle);
+3. the iterative backward engine (:func:`_run_backward`);
+4. the thin user-facing ``Tensor`` and the creation functions.
+
+All op code calls standard Array API functions and operators on ``xp`` only, so
+the same code runs on NumPy, CuPy, ``stridegrad.array`` and ``array_api_strict``.
+
+Dtype rules (PyTorch's): Python floats give ``float32``, Python ints ``int64``,
+bools ``bool``; a NumPy array keeps its dtype. Mixing a float tensor with an
+int tensor gives the float dtype; ``float32`` with ``float64`` gives ``float64``.
+Python scalars never change a float tensor's dtype (``x * 2`` stays ``float32``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from stridegrad import backend
+
+__all__ = [
+    "DType",
+    "Node",
+    "Tensor",
+    "arange",
+    "bool_",
+    "enable_grad",
+    "float32",
+    "float64",
+    "full",
+    "int64",
+    "is_grad_enabled",
+    "manual_seed",
+    "no_grad",
+    "ones",
+    "ones_like",
+    "rand",
+    "randn",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]
+
+Shape = tuple[int, ...]
+
+
+# --------------------------------------------------------------------------- dtypes
+
+
+class DType:
+    """A device-independent dtype (``sg.float32``); mapped to each namespace by name."""
+
+    __slots__ = ("itemsize", "kind", "name")
+
+    def __init__(self, name: str, kind: str, itemsize: int) -> None:
+        self.name = name
+        self.kind = kind  # "b" bool, "i" signed int, "u" unsigned, "f" float, "c" complex
+        self.itemsize = itemsize
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.kind == "f"
+
+    def __repr__(self) -> str:
+        return f"stridegrad.{self.name}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DType):
+            return self.name == other.name
+        if isinstance(other, str):
+            return self.name == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+_DTYPES: dict[str, DType] = {}
+for _name, _kind, _size in [
+    ("bool", "b", 1),
+    ("int8", "i", 1),
+    ("int16", "i", 2),
+    ("int32", "i", 4),
+    ("int64", "i", 8),
+    ("uint8", "u", 1),
+    ("uint16", "u", 2),
+    ("uint32", "u", 4),
+    ("uint64", "u", 8),
+    ("float16", "f", 2),
+    ("float32", "f", 4),
+    ("float64", "f", 8),
+    ("complex64", "c", 8),
+    ("complex128", "c", 16),
+]:
+    _DTYPES[_name] = DType(_name, _kind, _size)
+
+float32 = _DTYPES["float32"]
+float64 = _DTYPES["float64"]
+int64 = _DTYPES["int64"]
+bool_ = _DTYPES["bool"]
+
+_dtype_cache: dict[tuple[int, Any], DType] = {}
+
+
+def _as_dtype(obj: Any) -> DType:
+    """A DType from a DType, a name (``"float32"``) or a NumPy dtype-like."""
+    if isinstance(obj, DType):
+        return obj
+    if isinstance(obj, str) and obj in _DTYPES:
+        return _DTYPES[obj]
+    try:
+        name = np.dtype(obj).name
+    except TypeError:
+        name = None
+    if name in _DTYPES:
+        return _DTYPES[name]
+    raise TypeError(f"unsupported dtype {obj!r}; use one of {sorted(_DTYPES)}")
+
+
+def _dtype_of(xp: ModuleType, array_dtype: Any) -> DType:
+    """The DType of an array dtype of namespace ``xp`` (cached)."""
+    try:
+        key = (id(xp), array_dtype)
+        cached = _dtype_cache.get(key)
+    except TypeError:  # unhashable dtype object
+        key, cached = None, None
+    if cached is not None:
+        return cached
+    found = None
+    for name, dt in _DTYPES.items():
+        candidate = getattr(xp, name, None)
+        if candidate is not None and array_dtype == candidate:
+            found = dt
+            break
+    if found is None:
+        tail = str(array_dtype).rsplit(".", 1)[-1]
+        if tail not in _DTYPES:
+            raise TypeError(f"unsupported array dtype {array_dtype!r}")
+        found = _DTYPES[tail]
+    if key is not None:
+        _dtype_cache[key] = found
+    return found
+
+
+def _xp_dtype(xp: ModuleType, dtype: DType, device: str) -> Any:
+    try:
+        return getattr(xp, dtype.name)
+    except AttributeError:
+        raise TypeError(f"dtype {dtype.name} is not supported on device {device!r}") from None
+
+
+_kind_cache: dict[tuple[int, Any], str] = {}
+
+
+def _kind(t: Tensor) -> str:
+    """Dtype kind letter of a tensor, cached by array dtype (hot path of scalar ops)."""
+    key = (id(t._xp), t._data.dtype)  # namespaced: dtypes of different libraries never meet
+    try:
+        return _kind_cache[key]
+    except KeyError:
+        kind = _dtype_of(t._xp, key[1]).kind
+        _kind_cache[key] = kind
+        return kind
+    except TypeError:
+        return _dtype_of(t._xp, key[1]).kind
+
+
+# --------------------------------------------------------------------------- grad mode
+
+_grad_enabled = True
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops currently record a graph."""
+    return _grad_enabled
+
+
+class _GradMode(contextlib.ContextDecorator):
+    _mode = True
+
+    def __enter__(self) -> None:
+        global _grad_enabled
+        self._prev = _grad_enabled
+        _grad_enabled = self._mode
+
+    def __exit__(self, *exc: object) -> None:
+        global _grad_enabled
+        _grad_enabled = self._prev
+
+
+class no_grad(_GradMode):
+    """Context manager and decorator: ops inside record no graph (results do not require grad).
+
+    >>> with no_grad():
+    ...     y = x * 2          # y.requires_grad is False
+    """
+
+    _mode = False
+
+
+class enable_grad(_GradMode):
+    """Context manager and decorator that turns graph recording back on inside ``no_grad``."""
+
+    _mode = True
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def _broadcast_shapes(sa: Shape, sb: Shape) -> Shape:
+    """NumPy broadcasting of two shapes; ValueError naming both when they do not broadcast."""
+    n = max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + tuple(sa)
+    pb = (1,) * (n - len(sb)) + tuple(sb)
+    out = []
+    for da, db in zip(pa, pb):
+        if da == db or db == 1:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        else:
+            raise ValueError(f"shapes {tuple(sa)} and {tuple(sb)} cannot be broadcast together")
+    return tuple(out)
+
+
+def _bcast_error(sa: Shape, sb: Shape, exc: Exception) -> Exception:
+    """Turn a backend's broadcasting ValueError into ours (naming both shapes)."""
+    try:
+        _broadcast_shapes(sa, sb)
+    except ValueError as ours:
+        ours.__cause__ = exc
+        return ours
+    return exc
+
+
+def _unbroadcast(xp: ModuleType, g: Any, shape: Shape) -> Any:
+    """Sum ``g`` over the axes broadcasting added or stretched, back to ``shape``."""
+    gs = g.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1)
+    if not stretched:
+        return xp.sum(g, axis=tuple(range(lead)))
+    g = xp.sum(g, axis=tuple(range(lead)) + stretched, keepdims=True)
+    return xp.reshape(g, shape)
+
+
+def _norm_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """Normalise an axis argument (int, tuple, None) to a sorted tuple of non-negative ints."""
+    if axis is None:
+        return None
+    items = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    out = []
+    for a in items:
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise TypeError(f"an axis is an int, got {type(a).__name__}: {a!r}") from None
+        if not -ndim <= a < ndim:
+            raise IndexError(
+                f"axis {a} is out of range for a tensor with {ndim} dimension(s) "
+                f"(expected {-ndim}..{ndim - 1})"
+            )
+        a %= ndim
+        if a in out:
+            raise ValueError(f"axis {a} repeated in {axis!r}")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _axis_args(axis: Any, keepdims: Any, dim: Any, keepdim: Any) -> tuple[Any, bool]:
+    """Merge the NumPy (axis, keepdims) and PyTorch (dim, keepdim) spellings."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError("pass either axis= or dim=, not both")
+        axis = dim
+    if keepdim is not None:
+        keepdims = keepdim
+    return axis, bool(keepdims)
+
+
+def _size_args(size: tuple[Any, ...], fn: str) -> Shape:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape ``(2, 3)``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    try:
+        shape = tuple(operator.index(s) for s in size)
+    except TypeError:
+        raise TypeError(f"{fn}: sizes are ints, got {size!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"{fn}: negative dimension in shape {shape}")
+    return shape
+
+
+# --------------------------------------------------------------------------- graph nodes
+
+_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed) in {name}. Saved intermediate values "
+    "of the graph are freed when you call .backward(). Specify retain_graph=True if you "
+    "need to backward through the graph a second time."
+)
+
+
+class Node:
+    """A backward function: maps the gradient of an op's output to its inputs' gradients.
+
+    ``next_functions`` (PyTorch's name) gives one ``(node, 0)`` pair per input: the
+    node that produced that input, an ``AccumulateGrad`` for a leaf that requires
+    grad, or ``None``. Subclasses set ``_saves`` when they hold arrays that
+    ``backward`` frees, and ``_fresh = False`` when a gradient they return may be
+    a view of (or the same array as) the incoming one, so it must not be mutated.
+    """
+
+    __slots__ = ("__weakref__", "_edges", "_released")
+    _saves = False
+    _fresh = True
+
+    def __init__(self, edges: tuple[Node | None, ...]) -> None:
+        self._edges = edges
+        self._released = False
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return tuple((e, 0) for e in self._edges)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, g: Any) -> tuple[Any, ...]:
+        """Gradients for each input (``None`` where ``next_functions`` has ``None``)."""
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Drop saved arrays; subclasses with ``_saves`` override."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds the incoming gradient to ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        self._edges = ()
+        self._released = False
+        self.variable = variable
+
+    def accumulate(self, g: Any, owned: bool) -> None:
+        var = self.variable
+        old = var._grad
+        if old is None:
+            # a gradient that may be a view of another gradient gets its own copy
+            data = g if owned else var._xp.asarray(g, copy=True)
+        else:
+            data = old._data + g  # out of place: whoever holds the old grad keeps it
+        var._grad = _wrap(data, var._device, var._xp, None)
+
+
+def _edge(t: Tensor) -> Node | None:
+    if not t._requires_grad:
+        return None
+    fn = t.grad_fn
+    return fn if fn is not None else AccumulateGrad(t)
+
+
+class AddBackward(Node):
+    __slots__ = ("sa", "sb", "xp")
+    _fresh = False
+
+    def __init__(self, edges, xp, sa, sb):
+        self._edges = edges
+        self._released = False
+        self.xp, self.sa, self.sb = xp, sa, sb
+
+    def apply(self, g):
+        ea, eb = self._edges
+        ga = gb = None
+        if ea is not None:
+            ga = g if self.sa is None else _unbroadcast(self.xp, g, self.sa)
+        if eb is not None:
+            gb = g if self.sb is None else _unbroadcast(self.xp, g, self.sb)
+        return ga, gb
+
+
+class SubBackward(AddBackward):
+    __slots__ = ()
+
+    def apply(self, g):
+        ga, gb = AddBackward.apply(self, g)
+        return ga, (None if gb is None else -gb)
+
+
+class NegBackward(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        return (-g,)
+
+
+class MulBackward(Node):
+    """``out = a * b``; saves ``b`` for ``grad_a`` and ``a`` for ``grad_b`` (only as needed)."""
+
+    __slots__ = ("a", "b", "sa", "sb", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, a, b, sa, sb):
+        self._edges = edges
+        self._released = False
+        self.xp, self.sa, self.sb = xp, sa, sb
+        self.a = a if edges[1] is not None else None
+        self.b = b if edges[0] is not None else None
+
+    def apply(self, g):
+        ea, eb = self._edges
+        ga = gb = None
+        if ea is not None:
+            ga = g * self.b
+            if self.sa is not None:
+                ga = _unbroadcast(self.xp, ga, self.sa)
+        if eb is not None:
+            gb = g * self.a
+            if self.sb is not None:
+                gb = _unbroadcast(self.xp, gb, self.sb)
+        return ga, gb
+
+    def _release(self):
+        self.a = self.b = None
+
+
+class DivBackward(Node):
+    """``out = a / b`` (either side may be a Python number)."""
+
+    __slots__ = ("a", "b", "sa", "sb", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, a, b, sa, sb):
+        self._edges = edges
+        self._released = False
+        self.xp, self.a, self.b, self.sa, self.sb = xp, a, b, sa, sb
+
+    def apply(self, g):
+        ea, eb = self._edges
+        ga = gb = None
+        if ea is not None:
+            ga = g / self.b
+            if self.sa is not None:
+                ga = _unbroadcast(self.xp, ga, self.sa)
+        if eb is not None:
+            b = self.b
+            gb = -(g * self.a) / (b * b)
+            if self.sb is not None:
+                gb = _unbroadcast(self.xp, gb, self.sb)
+        return ga, gb
+
+    def _release(self):
+        self.a = self.b = None
+
+
+class PowBackward(Node):
+    """``out = a ** b`` (either side may be a Python number)."""
+
+    __slots__ = ("a", "b", "out", "sa", "sb", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, a, b, out, sa, sb):
+        self._edges = edges
+        self._released = False
+        self.xp, self.a, self.b, self.sa, self.sb = xp, a, b, sa, sb
+        self.out = out if edges[1] is not None else None
+
+    def apply(self, g):
+        ea, eb = self._edges
+        a, b = self.a, self.b
+        ga = gb = None
+        if ea is not None:
+            if isinstance(b, (int, float)):
+                ga = g * (b * a ** (b - 1)) if b != 2 else g * (2 * a)
+            else:
+                ga = g * (b * a ** (b - 1))
+            if self.sa is not None:
+                ga = _unbroadcast(self.xp, ga, self.sa)
+        if eb is not None:
+            log_a = math.log(a) if isinstance(a, (int, float)) else self.xp.log(a)
+            gb = g * self.out * log_a
+            if self.sb is not None:
+                gb = _unbroadcast(self.xp, gb, self.sb)
+        return ga, gb
+
+    def _release(self):
+        self.a = self.b = self.out = None
+
+
+class MatMulBackward(Node):
+    """``out = a @ b``: ``grad_a = g @ b.mT``, ``grad_b = a.mT @ g``, batch dims un-broadcast."""
+
+    __slots__ = ("a", "b", "sa", "sb", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, a, b, sa, sb):
+        self._edges = edges
+        self._released = False
+        self.xp, self.sa, self.sb = xp, sa, sb
+        self.a = a if edges[1] is not None else None
+        self.b = b if edges[0] is not None else None
+
+    def apply(self, g):
+        ea, eb = self._edges
+        ga = gb = None
+        if ea is not None:
+            ga = g @ self.b.mT
+            if self.sa is not None:
+                ga = _unbroadcast(self.xp, ga, self.sa)
+        if eb is not None:
+            gb = self.a.mT @ g
+            if self.sb is not None:
+                gb = _unbroadcast(self.xp, gb, self.sb)
+        return ga, gb
+
+    def _release(self):
+        self.a = self.b = None
+
+
+class _Saved1(Node):
+    """Base for unary nodes that save one array ``s``."""
+
+    __slots__ = ("s", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, s):
+        self._edges = edges
+        self._released = False
+        self.xp, self.s = xp, s
+
+    def _release(self):
+        self.s = None
+
+
+class ExpBackward(_Saved1):
+    """Saves the output: ``d exp(x) = exp(x)``."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        return (g * self.s,)
+
+
+class LogBackward(_Saved1):
+    """Saves the input."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        return (g / self.s,)
+
+
+class SqrtBackward(_Saved1):
+    """Saves the output: ``d sqrt(x) = 1 / (2 sqrt(x))``."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        return (g / (2 * self.s),)
+
+
+class AbsBackward(_Saved1):
+    """Saves the input; gradient ``sign(x)`` (0 at 0)."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        return (g * self.xp.sign(self.s),)
+
+
+class TanhBackward(_Saved1):
+    """Saves the output: ``1 - tanh(x)**2``."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        s = self.s
+        return (g * (1 - s * s),)
+
+
+class SigmoidBackward(_Saved1):
+    """Saves the output: ``s (1 - s)``."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        s = self.s
+        return (g * (s * (1 - s)),)
+
+
+class ReluBackward(_Saved1):
+    """Saves the output (alive anyway as the next op's input); ``grad = g * (out > 0)``.
+
+    A float mask and a multiply: NumPy's ``where`` with a scalar is ~20x slower.
+    """
+
+    __slots__ = ()
+
+    def apply(self, g):
+        xp = self.xp
+        return (g * xp.astype(self.s > 0, g.dtype),)
+
+
+class CastBackward(Node):
+    """Dtype cast: the gradient is cast back to the input dtype."""
+
+    __slots__ = ("dtype", "xp")
+
+    def __init__(self, edges, xp, dtype):
+        self._edges = edges
+        self._released = False
+        self.xp, self.dtype = xp, dtype
+
+    def apply(self, g):
+        return (self.xp.astype(g, self.dtype),)
+
+
+class ToDeviceBackward(Node):
+    """Device move: the gradient moves back to the source device."""
+
+    __slots__ = ("dst", "src")
+    _fresh = False
+
+    def __init__(self, edges, src, dst):
+        self._edges = edges
+        self._released = False
+        self.src, self.dst = src, dst
+
+    def apply(self, g):
+        return (backend.from_numpy(backend.to_numpy(g, self.dst), self.src),)
+
+
+class SumBackward(Node):
+    """Broadcasts the gradient back over the reduced axes (a read-only view)."""
+
+    __slots__ = ("kd_shape", "shape", "xp")
+    _fresh = False
+
+    def __init__(self, edges, xp, shape, kd_shape):
+        self._edges = edges
+        self._released = False
+        self.xp, self.shape, self.kd_shape = xp, shape, kd_shape
+
+    def apply(self, g):
+        xp = self.xp
+        if self.kd_shape is not None:
+            g = xp.reshape(g, self.kd_shape)
+        return (xp.broadcast_to(g, self.shape),)
+
+
+class MeanBackward(SumBackward):
+    __slots__ = ("n",)
+
+    def __init__(self, edges, xp, shape, kd_shape, n):
+        SumBackward.__init__(self, edges, xp, shape, kd_shape)
+        self.n = n
+
+    def apply(self, g):
+        return SumBackward.apply(self, g / self.n)
+
+
+class MaxBackward(Node):
+    """Max/min over axes: the gradient is split evenly between tied extrema."""
+
+    __slots__ = ("axes", "kd_shape", "out_kd", "x", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, x, out_kd, axes, kd_shape):
+        self._edges = edges
+        self._released = False
+        self.xp, self.x, self.out_kd, self.axes, self.kd_shape = xp, x, out_kd, axes, kd_shape
+
+    def apply(self, g):
+        xp = self.xp
+        if self.kd_shape is not None:
+            g = xp.reshape(g, self.kd_shape)
+        mask = xp.astype(self.x == self.out_kd, self.x.dtype)
+        count = xp.sum(mask, axis=self.axes, keepdims=True)
+        return (mask * (g / count),)
+
+    def _release(self):
+        self.x = self.out_kd = None
+
+
+class MinBackward(MaxBackward):
+    __slots__ = ()
+
+
+class ReshapeBackward(Node):
+    __slots__ = ("shape", "xp")
+    _fresh = False
+
+    def __init__(self, edges, xp, shape):
+        self._edges = edges
+        self._released = False
+        self.xp, self.shape = xp, shape
+
+    def apply(self, g):
+        return (self.xp.reshape(g, self.shape),)
+
+
+class PermuteBackward(Node):
+    __slots__ = ("inverse", "xp")
+    _fresh = False
+
+    def __init__(self, edges, xp, inverse):
+        self._edges = edges
+        self._released = False
+        self.xp, self.inverse = xp, inverse
+
+    def apply(self, g):
+        return (self.xp.permute_dims(g, self.inverse),)
+
+
+class SliceBackward(Node):
+    """Basic indexing: scatter the gradient into zeros of the input's shape.
+
+    ``None`` (new axes) is not allowed in a standard ``__setitem__``, so the key is
+    stored without it and the gradient reshaped to drop those size-1 axes.
+    """
+
+    __slots__ = ("g_shape", "key", "shape", "xp")
+
+    def __init__(self, edges, xp, shape, key, g_shape):
+        self._edges = edges
+        self._released = False
+        self.xp, self.shape, self.key, self.g_shape = xp, shape, key, g_shape
+
+    def apply(self, g):
+        xp = self.xp
+        if self.g_shape is not None:
+            g = xp.reshape(g, self.g_shape)
+        z = xp.zeros(self.shape, dtype=g.dtype)
+        z[self.key] = g
+        return (z,)
+
+
+# --------------------------------------------------------------------------- engine
+
+
+def _run_backward(root: Node, grad: Any, owned: bool, retain_graph: bool) -> None:
+    """Reverse-mode sweep from ``root`` without recursion.
+
+    1. Count, for each node reachable from ``root``, how many edges point at it
+       (an explicit-stack depth-first walk).
+    2. Process nodes whose consumers have all delivered their gradient (Kahn's
+       algorithm), so each node's ``apply`` runs once with the summed gradient.
+    """
+    deps: dict[Node, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for nxt in node._edges:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+
+    grads: dict[Node, list] = {root: [grad, owned]}  # node -> [gradient, owned by us]
+    ready = [root]
+    while ready:
+        node = ready.pop()
+        entry = grads.pop(node, None)
+        if node.__class__ is AccumulateGrad:
+            if entry is not None:
+                node.accumulate(entry[0], entry[1])
+            continue
+        if node._released:
+            raise RuntimeError(_FREED.format(name=type(node).__name__))
+        edges = node._edges
+        in_grads = node.apply(entry[0]) if entry is not None else (None,) * len(edges)
+        if not retain_graph and node._saves:
+            node._release()
+            node._released = True
+        fresh = node._fresh
+        for nxt, gi in zip(edges, in_grads):
+            if nxt is None:
+                continue
+            if gi is not None:
+                e = grads.get(nxt)
+                if e is None:
+                    grads[nxt] = [gi, fresh]
+                elif e[1]:
+                    e[0] += gi  # in place: this buffer is ours alone
+                else:
+                    e[0] = e[0] + gi
+                    e[1] = True
+            d = deps[nxt] - 1
+            if d:
+                deps[nxt] = d
+            else:
+                ready.append(nxt)
+
+
+# --------------------------------------------------------------------------- Tensor helpers
+
+_new = object.__new__
+
+
+def _wrap(data: Any, device: str, xp: ModuleType, node: Node | None) -> Tensor:
+    t = _new(Tensor)
+    t._data = data
+    t._device = device
+    t._xp = xp
+    t._requires_grad = node is not None
+    t._grad = None
+    t.grad_fn = node
+    return t
+
+
+def _device_error(x: Tensor, y: Tensor) -> RuntimeError:
+    return RuntimeError(
+        "expected all tensors to be on the same device, but found at least two devices, "
+        f"{x._device!r} and {y._device!r}; move one with .to({x._device!r})"
+    )
+
+
+def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Cast the 'smaller' of two tensors to the other's dtype (bool < int < float)."""
+    dx, dy = x.dtype, y.dtype
+    rank = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    kx, ky = (rank[dx.kind], dx.itemsize), (rank[dy.kind], dy.itemsize)
+    if kx >= ky:
+        return x, y._cast(dx)
+    return x._cast(dy), y
+
+
+def _pair(x: Tensor, y: Any) -> tuple[Tensor, Any]:
+    """Operands of a binary op: ``y`` becomes a same-device, same-dtype Tensor or a Python number."""
+    if isinstance(y, Tensor):
+        if y._device != x._device:
+            raise _device_error(x, y)
+        dx, dy = x._data.dtype, y._data.dtype
+        if dx is not dy and dx != dy:
+            return _promote(x, y)
+        return x, y
+    if isinstance(y, np.generic):  # NumPy scalars act as Python scalars (weak dtypes)
+        y = y.item()
+    if isinstance(y, (int, float)):
+        k = _kind(x)
+        if k != "f":
+            if isinstance(y, float):
+                x = x._cast(float32)
+            elif k == "b" and y.__class__ is not bool:
+                x = x._cast(int64)
+        return x, y
+    if isinstance(y, complex):
+        raise TypeError("complex scalars are not supported")
+    try:
+        yt = tensor(y, device=x._device)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"unsupported operand type {type(y).__name__} for a Tensor op") from exc
+    return _pair(x, yt)
+
+
+def _needs(x: Tensor, y: Any) -> bool:
+    return _grad_enabled and (x._requires_grad or (isinstance(y, Tensor) and y._requires_grad))
+
+
+def _binary(x: Tensor, y: Any, op, node_cls, swap: bool = False) -> Tensor:
+    """Shared body of ``+ - * / **``: broadcasting errors, node creation, scalar operands.
+
+    ``swap`` computes ``y op x`` for reflected operators with a Python-number ``y``.
+    """
+    x, y = _pair(x, y)
+    a = x._data
+    if isinstance(y, Tensor):
+        b = y._data
+        try:
+            out = op(a, b)
+        except ValueError as exc:
+            raise _bcast_error(a.shape, b.shape, exc) from exc
+        if _grad_enabled and (x._requires_grad or y._requires_grad):
+            s = out.shape
+            sa = a.shape
+            sb = b.shape
+            return _wrap(
+                out,
+                x._device,
+                x._xp,
+                _make_node(
+                    node_cls,
+                    (_edge(x), _edge(y)),
+                    x._xp,
+                    a,
+                    b,
+                    out,
+                    sa if sa != s else None,
+                    sb if sb != s else None,
+                ),
+            )
+        return _wrap(out, x._device, x._xp, None)
+    if swap:
+        out = op(y, a)
+        if _grad_enabled and x._requires_grad:
+            return _wrap(
+                out,
+                x._device,
+                x._xp,
+                _make_node(node_cls, (None, _edge(x)), x._xp, y, a, out, None, None),
+            )
+    else:
+        out = op(a, y)
+        if _grad_enabled and x._requires_grad:
+            return _wrap(
+                out,
+                x._device,
+                x._xp,
+                _make_node(node_cls, (_edge(x), None), x._xp, a, y, out, None, None),
+            )
+    return _wrap(out, x._device, x._xp, None)
+
+
+def _make_node(cls, edges, xp, a, b, out, sa, sb):
+    if cls is AddBackward or cls is SubBackward:
+        return cls(edges, xp, sa, sb)
+    if cls is PowBackward:
+        return cls(edges, xp, a, b, out, sa, sb)
+    return cls(edges, xp, a, b, sa, sb)
+
+
+def _normalize_key(key: Any, shape: Shape) -> tuple:
+    """Validate a basic index and make it a full tuple (ellipsis added, as the Array API wants)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    ndim = len(shape)
+    out = []
+    n_real = 0
+    has_ellipsis = False
+    for k in key:
+        if k is None or isinstance(k, slice):
+            if isinstance(k, slice):
+                n_real += 1
+            out.append(k)
+        elif k is Ellipsis:
+            if has_ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            has_ellipsis = True
+            out.append(k)
+        elif isinstance(k, (bool, np.bool_)):
+            raise IndexError("boolean indices are not supported; only ints, slices, None and ...")
+        else:
+            try:
+                k = operator.index(k)
+            except TypeError:
+                raise IndexError(
+                    "only basic indexing is supported (ints, slices, None and ...); "
+                    f"got {type(k).__name__}"
+                ) from None
+            n_real += 1
+            out.append(k)
+    if n_real > ndim:
+        raise IndexError(f"too many indices for a tensor of shape {shape}: {n_real} given")
+    # bounds of int indices, each matched to its dimension
+    dim = 0
+    for i, k in enumerate(out):
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim += ndim - n_real
+            continue
+        if not isinstance(k, slice):
+            size = shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+        dim += 1
+    if not has_ellipsis and n_real < ndim:
+        out.append(Ellipsis)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- Tensor
+
+
+class Tensor:
+    """An n-d array on a device, with an optional autograd history.
+
+    ``Tensor(data, requires_grad=False, device=None, dtype=None)`` is the same as
+    :func:`tensor`. Gradients land in ``.grad`` after ``backward()``.
+    """
+
+    __slots__ = ("__weakref__", "_data", "_device", "_grad", "_requires_grad", "_xp", "grad_fn")
+    __array_ufunc__ = None  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
+    __hash__ = object.__hash__
+
+    def __init__(
+        self,
+        data: Any,
+        requires_grad: bool = False,
+        device: str | None = None,
+        dtype: Any = None,
+    ) -> None:
+        arr, dev, xp = _to_array(data, device, dtype)
+        self._data = arr
+        self._device = dev
+        self._xp = xp
+        self._requires_grad = False
+        self._grad = None
+        self.grad_fn = None
+        if requires_grad:
+            self.requires_grad = True
+
+    # ---- attributes
+    @property
+    def shape(self) -> Shape:
+        """Tuple of dimension sizes."""
+        return tuple(self._data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def dtype(self) -> DType:
+        return _dtype_of(self._xp, self._data.dtype)
+
+    @property
+    def device(self) -> str:
+        """The device string (``"cpu"``, ``"python"``, ``"cuda:0"``, ...)."""
+        return self._device
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (user-made, or not requiring grad)."""
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if self.grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf tensors; "
+                "use .detach() to get a tensor without history"
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                f"only tensors of floating point dtype can require gradients, got {self.dtype.name}"
+            )
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place (leaves only) and return ``self``."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """Accumulated gradient (same shape and device), or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+            if value._device != self._device:
+                raise RuntimeError(
+                    f"assigned grad is on device {value._device!r}, tensor is on {self._device!r}"
+                )
+            if value.shape != self.shape:
+                raise ValueError(
+                    f"assigned grad has shape {value.shape}, tensor has shape {self.shape}"
+                )
+        self._grad = value
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this tensor's array, detached from the graph (for optimizers)."""
+        return _wrap(self._data, self._device, self._xp, None)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if value._device != self._device:
+            raise RuntimeError(
+                f"cannot assign data on device {value._device!r} to a tensor on {self._device!r}"
+            )
+        self._data = value._data
+
+    def size(self, dim: int | None = None) -> Shape | int:
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return self.shape
+        (d,) = _norm_axes(dim, self.ndim)
+        return self.shape[d]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return math.prod(self._data.shape)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        return (self[i] for i in range(len(self)))
+
+    # ---- conversion
+    def numpy(self) -> np.ndarray:
+        """The data as a NumPy array (shares memory on cpu; a copy from other devices)."""
+        return backend.to_numpy(self._data, self._device)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self) -> float | int | bool:
+        """The single value as a Python number."""
+        n = self.numel()
+        if n != 1:
+            raise ValueError(
+                f"item() needs a tensor with one element; this one has shape {self.shape} ({n} elements)"
+            )
+        return self.numpy().reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if _kind(self) not in "iu" or self.numel() != 1:
+            raise TypeError(
+                f"only integer tensors with one element can be used as an index "
+                f"(dtype {self.dtype.name}, shape {self.shape})"
+            )
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise ValueError(
+                f"the truth value of a tensor with shape {self.shape} is ambiguous; "
+                "use .any() / .all() on the NumPy array or compare elementwise"
+            )
+        return bool(self.item())
+
+    def to(self, device: Any = None, dtype: Any = None) -> Tensor:
+        """Move to ``device`` and/or cast to ``dtype`` (differentiable). ``t.to("float64")`` works too."""
+        if (
+            dtype is None
+            and device is not None
+            and (isinstance(device, DType) or (isinstance(device, str) and device in _DTYPES))
+        ):
+            device, dtype = None, device
+        out = self
+        if device is not None:
+            dst = backend.canonical_device(device)
+            if dst != self._device:
+                xp_dst = backend.get_namespace(dst)
+                data = backend.from_numpy(backend.to_numpy(self._data, self._device), dst)
+                node = None
+                if _grad_enabled and self._requires_grad:
+                    node = ToDeviceBackward((_edge(self),), self._device, dst)
+                out = _wrap(data, dst, xp_dst, node)
+        if dtype is not None:
+            out = out._cast(_as_dtype(dtype))
+        return out
+
+    def _cast(self, dtype: DType) -> Tensor:
+        """Cast to ``dtype``; differentiable between float dtypes, detached otherwise."""
+        xp = self._xp
+        target = _xp_dtype(xp, dtype, self._device)
+        src = self._data.dtype
+        if src == target:
+            return self
+        data = xp.astype(self._data, target)
+        node = None
+        if _grad_enabled and self._requires_grad and dtype.kind == "f":
+            node = CastBackward((_edge(self),), xp, src)
+        return _wrap(data, self._device, xp, node)
+
+    def float(self) -> Tensor:
+        """Cast to float32."""
+        return self._cast(float32)
+
+    def double(self) -> Tensor:
+        """Cast to float64."""
+        return self._cast(float64)
+
+    def long(self) -> Tensor:
+        """Cast to int64 (not differentiable)."""
+        return self._cast(int64)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing the data, cut from the graph (``requires_grad=False``)."""
+        return _wrap(self._data, self._device, self._xp, None)
+
+    def clone(self) -> Tensor:
+        """A copy of the data (gradients flow back to ``self``)."""
+        node = None
+        if _grad_enabled and self._requires_grad:
+            node = ReshapeBackward((_edge(self),), self._xp, self.shape)  # identity gradient
+        return _wrap(self._xp.asarray(self._data, copy=True), self._device, self._xp, node)
+
+    # ---- pickling and copy.deepcopy: the data travels as a NumPy array; the graph does not
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        state = getattr(self, "__dict__", None)  # subclasses (e.g. nn.Parameter) may add attributes
+        return (
+            _rebuild,
+            (type(self), np.array(self.numpy()), self._device, self._requires_grad, state),
+        )
+
+    # ---- repr
+    def __repr__(self) -> str:
+        arr = self.numpy()
+        body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000)
+        extras = []
+        if self._device != "cpu":
+            extras.append(f"device={self._device!r}")
+        dt = self.dtype
+        if dt not in (float32, int64, bool_) or arr.size == 0:
+            extras.append(f"dtype={dt.name}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    # ---- backward
+    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        ``gradient`` (same shape as ``self``) is required unless ``self`` has one
+        element. Saved arrays are freed afterwards unless ``retain_graph=True``.
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn"
+            )
+        xp = self._xp
+        if gradient is None:
+            if self.numel() != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs; this output has "
+                    f"shape {self.shape}: pass backward(gradient=...) of that shape"
+                )
+            g, owned = xp.ones_like(self._data), True
+        else:
+            if not isinstance(gradient, Tensor):
+                gradient = tensor(gradient, device=self._device)
+            if gradient._device != self._device:
+                raise _device_error(self, gradient)
+            if gradient.shape != self.shape:
+                raise ValueError(
+                    f"gradient has shape {gradient.shape} but the output has shape {self.shape}"
+                )
+            g, owned = gradient._cast(self.dtype)._data, False
+        node = self.grad_fn
+        if node is None:
+            AccumulateGrad(self).accumulate(g, owned)
+        else:
+            _run_backward(node, g, owned, retain_graph)
+
+    # ---- arithmetic
+    def __add__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.add, AddBackward)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.sub, SubBackward)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return (-self) + other
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.mul, MulBackward)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.truediv, DivBackward)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.truediv, DivBackward, swap=True)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.pow, PowBackward)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return _binary(self, other, operator.pow, PowBackward, swap=True)
+
+    def __neg__(self) -> Tensor:
+        out = -self._data
+        node = NegBackward((_edge(self),)) if _grad_enabled and self._requires_grad else None
+        return _wrap(out, self._device, self._xp, node)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __matmul__(self, other: Any) -> Tensor:
+        if not isinstance(other, Tensor):
+            if isinstance(other, (int, float)):
+                raise TypeError("matmul with a Python number; use * for scaling")
+            other = tensor(other, device=self._device)
+        return _matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _matmul(tensor(other, device=self._device), self)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return self @ other
+
+    # in-place operators: only outside autograd (e.g. optimizer steps under no_grad);
+    # with autograd involved they fall back to the out-of-place op
+    def _inplace(self, other: Any, op) -> Any:
+        if _grad_enabled and (self._requires_grad or getattr(other, "_requires_grad", False)):
+            if self.grad_fn is None and self._requires_grad:
+                raise RuntimeError(
+                    "a leaf tensor that requires grad is being used in an in-place operation; "
+                    "wrap it in `with sg.no_grad():` or update `.data`"
+                )
+            return NotImplemented
+        x, y = _pair(self, other)
+        if x is not self:
+            return NotImplemented  # the result dtype differs: not an in-place op
+        b = y._data if isinstance(y, Tensor) else y
+        a = self._data
+        try:
+            res = op(a, b)
+        except ValueError as exc:
+            raise _bcast_error(a.shape, getattr(b, "shape", ()), exc) from exc
+        if res is not a:
+            if res.shape != a.shape or res.dtype != a.dtype:
+                raise ValueError(
+                    f"in-place result of shape {tuple(res.shape)} does not fit a tensor of shape {self.shape}"
+                )
+            self._data = res  # namespaces without in-place operators
+        return self
+
+    def __iadd__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        return self._inplace(other, operator.iadd)
+
+    def __isub__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        return self._inplace(other, operator.isub)
+
+    def __imul__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        return self._inplace(other, operator.imul)
+
+    def __itruediv__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        return self._inplace(other, operator.itruediv)
+
+    def add_(self, other: Any, alpha: float = 1.0) -> Tensor:
+        """In place ``self += alpha * other`` (outside autograd)."""
+        r = self._inplace(other * alpha if alpha != 1.0 else other, operator.iadd)
+        if r is NotImplemented:
+            raise RuntimeError("add_ is only allowed on tensors outside autograd (use no_grad)")
+        return r
+
+    def mul_(self, other: Any) -> Tensor:
+        """In place ``self *= other`` (outside autograd)."""
+        r = self._inplace(other, operator.imul)
+        if r is NotImplemented:
+            raise RuntimeError("mul_ is only allowed on tensors outside autograd (use no_grad)")
+        return r
+
+    def zero_(self) -> Tensor:
+        """Fill with zeros in place (outside autograd)."""
+        return self.mul_(0)
+
+    def copy_(self, src: Tensor) -> Tensor:
+        """Copy ``src``'s values into this tensor (shapes must match; devices may differ)."""
+        if not isinstance(src, Tensor):
+            src = tensor(src, device=self._device)
+        if src.shape != self.shape:
+            raise ValueError(f"copy_: source shape {src.shape} does not match {self.shape}")
+        if _grad_enabled and self._requires_grad:
+            raise RuntimeError("copy_ into a tensor that requires grad; use no_grad()")
+        src = src.to(self._device)._cast(self.dtype)
+        self._data = self._xp.asarray(src._data, copy=True)
+        return self
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if _grad_enabled and self._requires_grad:
+            raise RuntimeError(
+                "in-place assignment into a tensor that requires grad is not supported; "
+                "use no_grad() or build a new tensor"
+            )
+        key = _normalize_key(key, self.shape)
+        if isinstance(value, Tensor):
+            if value._device != self._device:
+                raise _device_error(self, value)
+            v = value._cast(self.dtype)._data
+        else:
+            v = (
+                value
+                if isinstance(value, (int, float, bool))
+                else tensor(value, device=self._device, dtype=self.dtype)._data
+            )
+        self._data[key] = v
+
+    # ---- comparisons (not differentiable; bool results)
+    def _compare(self, other: Any, op) -> Tensor:
+        x, y = _pair(self, other)
+        a = x._data
+        b = y._data if isinstance(y, Tensor) else y
+        try:
+            out = op(a, b)
+        except ValueError as exc:
+            raise _bcast_error(a.shape, getattr(b, "shape", ()), exc) from exc
+        return _wrap(out, x._device, x._xp, None)
+
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        return self._compare(other, operator.eq)
+
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        return self._compare(other, operator.ne)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._compare(other, operator.lt)
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._compare(other, operator.le)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._compare(other, operator.gt)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._compare(other, operator.ge)
+
+    # ---- elementwise functions
+    def _unary(self, out: Any, node_cls, saved: Any) -> Tensor:
+        node = None
+        if _grad_enabled and self._requires_grad:
+            node = node_cls((_edge(self),), self._xp, saved)
+        return _wrap(out, self._device, self._xp, node)
+
+    def _float_only(self, fn: str) -> None:
+        if _kind(self) != "f":
+            raise TypeError(
+                f"{fn}() needs a floating point tensor, got {self.dtype.name}; use .float()"
+            )
+
+    def exp(self) -> Tensor:
+        self._float_only("exp")
+        out = self._xp.exp(self._data)
+        return self._unary(out, ExpBackward, out)
+
+    def log(self) -> Tensor:
+        self._float_only("log")
+        return self._unary(self._xp.log(self._data), LogBackward, self._data)
+
+    def sqrt(self) -> Tensor:
+        self._float_only("sqrt")
+        out = self._xp.sqrt(self._data)
+        return self._unary(out, SqrtBackward, out)
+
+    def abs(self) -> Tensor:
+        return self._unary(self._xp.abs(self._data), AbsBackward, self._data)
+
+    def tanh(self) -> Tensor:
+        self._float_only("tanh")
+        out = self._xp.tanh(self._data)
+        return self._unary(out, TanhBackward, out)
+
+    def sigmoid(self) -> Tensor:
+        """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
+        self._float_only("sigmoid")
+        xp = self._xp
+        x = self._data
+        e = xp.exp(-xp.abs(x))  # in (0, 1]: never overflows
+        r = 1 / (1 + e)
+        # x >= 0: r;  x < 0: e * r.  A float mask instead of where(): NumPy's where is slow
+        neg = xp.astype(x < 0, x.dtype)
+        out = (neg * e + (1 - neg)) * r
+        return self._unary(out, SigmoidBackward, out)
+
+    def relu(self) -> Tensor:
+        """``max(x, 0)`` (a 0-d zero keeps NumPy on its fast same-dtype loop)."""
+        xp = self._xp
+        x = self._data
+        out = xp.maximum(x, xp.zeros((), dtype=x.dtype))
+        return self._unary(out, ReluBackward, out)
+
+    # ---- reductions
+    def _reduce_prep(self, axis, keepdims, dim, keepdim):
+        axis, keepdims = _axis_args(axis, keepdims, dim, keepdim)
+        axes = _norm_axes(axis, self._data.ndim)
+        shape = self.shape
+        kd_shape = None
+        if not keepdims:
+            red = range(len(shape)) if axes is None else axes
+            kd_shape = tuple(1 if i in red else n for i, n in enumerate(shape))
+        return axes, keepdims, shape, kd_shape
+
+    def sum(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
+    ) -> Tensor:
+        """Sum over ``axis`` (int, tuple or None for all); ``(…)`` -> reduced shape."""
+        axes, keepdims, shape, kd_shape = self._reduce_prep(axis, keepdims, dim, keepdim)
+        xp = self._xp
+        out = xp.sum(self._data, axis=axes, keepdims=keepdims)
+        node = None
+        if _grad_enabled and self._requires_grad:
+            node = SumBackward((_edge(self),), xp, shape, kd_shape)
+        return _wrap(out, self._device, xp, node)
+
+    def mean(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
+    ) -> Tensor:
+        """Mean over ``axis`` (floating tensors only)."""
+        self._float_only("mean")
+        axes, keepdims, shape, kd_shape = self._reduce_prep(axis, keepdims, dim, keepdim)
+        xp = self._xp
+        out = xp.mean(self._data, axis=axes, keepdims=keepdims)
+        node = None
+        if _grad_enabled and self._requires_grad:
+            n = math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
+            node = MeanBackward((_edge(self),), xp, shape, kd_shape, n)
+        return _wrap(out, self._device, xp, node)
+
+    def _extremum(self, fn: str, axis, keepdims, dim, keepdim) -> Tensor:
+        axes, keepdims, shape, kd_shape = self._reduce_prep(axis, keepdims, dim, keepdim)
+        if 0 in shape:
+            raise ValueError(f"{fn}() of an empty tensor of shape {shape}")
+        xp = self._xp
+        all_axes = axes if axes is not None else tuple(range(len(shape)))
+        out_kd = getattr(xp, fn)(self._data, axis=axes, keepdims=True)
+        if keepdims:
+            out = out_kd
+        else:
+            out = xp.reshape(out_kd, tuple(n for i, n in enumerate(shape) if i not in all_axes))
+        node = None
+        if _grad_enabled and self._requires_grad:
+            cls = MaxBackward if fn == "max" else MinBackward
+            node = cls((_edge(self),), xp, self._data, out_kd, all_axes, kd_shape)
+        return _wrap(out, self._device, xp, node)
+
+    def max(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
+    ) -> Tensor:
+        """Maximum over ``axis``; returns values only (PyTorch's ``max(dim)`` also returns indices)."""
+        return self._extremum("max", axis, keepdims, dim, keepdim)
+
+    def min(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
+    ) -> Tensor:
+        """Minimum over ``axis``; values only."""
+        return self._extremum("min", axis, keepdims, dim, keepdim)
+
+    def argmax(
+        self,
+        axis: int | None = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: Any = None,
+    ) -> Tensor:
+        """Index of the maximum (int64), over one axis or the flattened tensor."""
+        axis, keepdims = _axis_args(axis, keepdims, dim, keepdim)
+        if axis is not None:
+            if isinstance(axis, (tuple, list)):
+                raise TypeError(f"argmax takes a single int axis, got {axis!r}")
+            (axis,) = _norm_axes(axis, self._data.ndim)
+        out = self._xp.argmax(self._data, axis=axis, keepdims=keepdims)
+        return _wrap(out, self._device, self._xp, None)
+
+    # ---- shape ops
+    def reshape(self, *shape: Any) -> Tensor:
+        """``t.reshape(2, 3)`` or ``t.reshape((2, 3))``; one dimension may be ``-1``."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        try:
+            shape = tuple(operator.index(s) for s in shape)
+        except TypeError:
+            raise TypeError(f"reshape takes ints, got {shape!r}") from None
+        old = self.shape
+        n = math.prod(old)
+        unknown = [i for i, s in enumerate(shape) if s == -1]
+        known = math.prod(s for s in shape if s != -1)
+        bad = len(unknown) > 1 or any(s < -1 for s in shape)
+        if not bad:
+            if unknown:
+                bad = known == 0 or n % known != 0
+                if not bad:
+                    shape = tuple(n // known if s == -1 else s for s in shape)
+            else:
+                bad = known != n
+        if bad:
+            raise ValueError(
+                f"cannot reshape a tensor of shape {old} ({n} elements) into shape {shape}"
+            )
+        xp = self._xp
+        out = xp.reshape(self._data, shape)
+        node = None
+        if _grad_enabled and self._requires_grad:
+            node = ReshapeBackward((_edge(self),), xp, old)
+        return _wrap(out, self._device, xp, node)
+
+    view = reshape
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge dimensions ``start_dim..end_dim`` into one."""
+        shape = self.shape
+        if not shape:
+            return self.reshape(1)
+        s, e = _norm_axes(start_dim, len(shape))[0], _norm_axes(end_dim, len(shape))[0]
+        if s > e:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+        return self.reshape(shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a dimension of size 1 at ``dim``."""
+        shape = self.shape
+        (d,) = _norm_axes(dim, len(shape) + 1)
+        return self.reshape(shape[:d] + (1,) + shape[d:])
+
+    def squeeze(self, dim: int | None = None) -> Tensor:
+        """Drop dimensions of size 1 (all of them, or ``dim`` if it has size 1)."""
+        shape = self.shape
+        if dim is None:
+            return self.reshape(tuple(n for n in shape if n != 1))
+        (d,) = _norm_axes(dim, len(shape))
+        return self if shape[d] != 1 else self.reshape(shape[:d] + shape[d + 1 :])
+
+    def permute(self, *dims: Any) -> Tensor:
+        """Reorder dimensions: ``t.permute(2, 0, 1)`` (or a tuple)."""
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        ndim = self._data.ndim
+        if len(dims) != ndim:
+            raise ValueError(f"permute: {dims} has {len(dims)} entries, the tensor has {ndim} dims")
+        norm = []
+        for d in dims:
+            d = operator.index(d)
+            if not -ndim <= d < ndim:
+                raise IndexError(f"permute: dim {d} out of range for {ndim} dims")
+            norm.append(d % ndim)
+        if sorted(norm) != list(range(ndim)):
+            raise ValueError(f"permute: {dims} is not a permutation of the {ndim} dims")
+        inverse = [0] * ndim
+        for i, d in enumerate(norm):
+            inverse[d] = i
+        xp = self._xp
+        out = xp.permute_dims(self._data, tuple(norm))
+        node = None
+        if _grad_enabled and self._requires_grad:
+            node = PermuteBackward((_edge(self),), xp, tuple(inverse))
+        return _wrap(out, self._device, xp, node)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions."""
+        ndim = self._data.ndim
+        if ndim == 0:
+            return self
+        (d0,) = _norm_axes(dim0, ndim)
+        (d1,) = _norm_axes(dim1, ndim) if dim1 % ndim != d0 else (d0,)
+        dims = list(range(ndim))
+        dims[d0], dims[d1] = dims[d1], dims[d0]
+        return self.permute(dims)
+
+    @property
+    def T(self) -> Tensor:
+        """All dimensions reversed (the matrix transpose for 2-D)."""
+        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dimensions swapped."""
+        if self._data.ndim < 2:
+            raise ValueError(f"mT needs at least 2 dimensions, got shape {self.shape}")
+        return self.transpose(-2, -1)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        """Basic indexing (ints, slices with steps, None, ...); backward scatters into zeros."""
+        shape = self.shape
+        key = _normalize_key(key, shape)
+        out = self._data[key]
+        node = None
+        if _grad_enabled and self._requires_grad:
+            g_shape = None
+            if None in key:
+                key = tuple(k for k in key if k is not None)
+                g_shape = tuple(self._data[key].shape)
+            node = SliceBackward((_edge(self),), self._xp, shape, key, g_shape)
+        return _wrap(out, self._device, self._xp, node)
+
+
+def _rebuild(cls: type, data: np.ndarray, device: str, requires_grad: bool, state: Any) -> Tensor:
+    """Unpickle a tensor (or subclass) as a leaf on ``device``."""
+    t = _new(cls)
+    Tensor.__init__(t, data, requires_grad=requires_grad, device=device)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+# --------------------------------------------------------------------------- matmul
+
+
+def _matmul(x: Tensor, y: Tensor) -> Tensor:
+    """``(…, n, k) @ (…, k, m) -> (…, n, m)``, batch dims broadcast; 1-D operands as in NumPy."""
+    x, y = _pair(x, y)
+    a, b = x._data, y._data
+    sa, sb = a.shape, b.shape
+    if len(sa) == 0 or len(sb) == 0:
+        raise ValueError(
+            f"matmul needs at least 1-D operands, got shapes {tuple(sa)} and {tuple(sb)}"
+        )
+    if len(sa) == 1 or len(sb) == 1:
+        # promote to matrices, multiply, drop the added dims (gradients flow through reshape)
+        xa = x.reshape((1,) + sa) if len(sa) == 1 else x
+        yb = y.reshape(sb + (1,)) if len(sb) == 1 else y
+        out = _matmul(xa, yb)
+        shp = out.shape
+        if len(sa) == 1:
+            shp = shp[:-2] + shp[-1:]
+        if len(sb) == 1:
+            shp = shp[:-1]
+        return out.reshape(shp)
+    if sa[-1] != sb[-2]:
+        raise ValueError(
+            f"matmul: shapes {tuple(sa)} and {tuple(sb)} do not match "
+            f"({sa[-1]} columns vs {sb[-2]} rows)"
+        )
+    try:
+        out = a @ b
+    except ValueError as exc:
+        try:
+            _broadcast_shapes(sa[:-2], sb[:-2])
+        except ValueError:
+            raise ValueError(
+                f"matmul: batch dimensions of shapes {tuple(sa)} and {tuple(sb)} cannot be broadcast"
+            ) from exc
+        raise
+    if _grad_enabled and (x._requires_grad or y._requires_grad):
+        nd = out.ndim
+        node = MatMulBackward(
+            (_edge(x), _edge(y)),
+            x._xp,
+            a,
+            b,
+            sa if nd > 2 and sa[:-2] != out.shape[:-2] else None,
+            sb if nd > 2 and sb[:-2] != out.shape[:-2] else None,
+        )
+        return _wrap(out, x._device, x._xp, node)
+    return _wrap(out, x._device, x._xp, None)
+
+
+# --------------------------------------------------------------------------- creation
+
+
+def _infer_host(data: Any, dtype: DType | None) -> np.ndarray:
+    """Python data -> NumPy array with PyTorch's default dtypes."""
+    try:
+        arr = np.asarray(data)
+    except ValueError as exc:
+        raise ValueError(f"cannot make a tensor from ragged or malformed data: {exc}") from None
+    if arr.dtype == object:
+        raise TypeError(f"cannot make a tensor from {type(data).__name__} holding non-numbers")
+    if dtype is None:
+        k = arr.dtype.kind
+        if k == "f":
+            arr = arr.astype(np.float32)
+        elif k in "iu":
+            arr = arr.astype(np.int64)
+        elif k not in "b":
+            raise TypeError(f"unsupported data of dtype {arr.dtype}")
+    return arr
+
+
+def _to_array(data: Any, device: Any, dtype: Any) -> tuple[Any, str, ModuleType]:
+    """Make ``(array, device, xp)`` from any data (always a fresh copy)."""
+    dt = None if dtype is None else _as_dtype(dtype)
+    if isinstance(data, Tensor):
+        dev = data._device if device is None else backend.canonical_device(device)
+        t = data.detach().to(dev)
+        if dt is not None:
+            t = t._cast(dt)
+        return t._xp.asarray(t._data, copy=True), dev, t._xp
+    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
+    xp = backend.get_namespace(dev)
+    if isinstance(data, (np.ndarray, np.generic)):
+        host = np.array(data)  # keeps its dtype
+    elif hasattr(data, "__array_namespace__") or hasattr(data, "__dlpack__"):
+        host = np.array(backend._generic_to_host(data))
+    else:
+        host = _infer_host(data, dt)
+    if dt is not None:
+        try:
+            host = host.astype(dt.name)
+        except TypeError:
+            raise TypeError(f"cannot convert data to dtype {dt.name}") from None
+    return backend.from_numpy(host, dev), dev, xp
+
+
+def tensor(
+    data: Any, requires_grad: bool = False, device: str | None = None, dtype: Any = None
+) -> Tensor:
+    """A tensor from a list, scalar, NumPy array or Tensor (data is copied).
+
+    Dtypes follow PyTorch: float data -> float32, ints -> int64, bools -> bool; a
+    NumPy array keeps its dtype. ``requires_grad=True`` needs a float dtype.
+    """
+    return Tensor(data, requires_grad=requires_grad, device=device, dtype=dtype)
+
+
+def _factory(
+    shape: Shape, fill: Any, dtype: Any, device: Any, requires_grad: bool, default: DType
+) -> Tensor:
+    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
+    xp = backend.get_namespace(dev)
+    dt = default if dtype is None else _as_dtype(dtype)
+    xdt = _xp_dtype(xp, dt, dev)
+    if fill == 0:
+        data = xp.zeros(shape, dtype=xdt)
+    elif fill == 1:
+        data = xp.ones(shape, dtype=xdt)
+    else:
+        data = xp.full(shape, fill, dtype=xdt)
+    t = _wrap(data, dev, xp, None)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def zeros(
+    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
+) -> Tensor:
+    """Zeros of shape ``size`` (``zeros(2, 3)`` or ``zeros((2, 3))``), float32 by default."""
+    return _factory(_size_args(size, "zeros"), 0, dtype, device, requires_grad, float32)
+
+
+def ones(
+    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
+) -> Tensor:
+    """Ones of shape ``size``, float32 by default."""
+    return _factory(_size_args(size, "ones"), 1, dtype, device, requires_grad, float32)
+
+
+def full(
+    size: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    device: str | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``fill_value`` everywhere; dtype from the value (bool, int64 or float32) unless given."""
+    if isinstance(size, int):
+        size = (size,)
+    shape = _size_args((size,), "full")
+    if isinstance(fill_value, bool):
+        default = bool_
+    elif isinstance(fill_value, int):
+        default = int64
+    elif isinstance(fill_value, float):
+        default = float32
+    else:
+        raise TypeError(
+            f"full: fill_value must be a Python number, got {type(fill_value).__name__}"
+        )
+    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
+    xp = backend.get_namespace(dev)
+    dt = default if dtype is None else _as_dtype(dtype)
+    data = xp.full(shape, fill_value, dtype=_xp_dtype(xp, dt, dev))
+    t = _wrap(data, dev, xp, None)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def arange(
+    start: float,
+    end: float | None = None,
+    step: float = 1,
+    *,
+    dtype: Any = None,
+    device: str | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``[start, end)`` with ``step``; int64 when all arguments are ints, else float32."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be non-zero")
+    all_int = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end, step))
+    dt = (int64 if all_int else float32) if dtype is None else _as_dtype(dtype)
+    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
+    xp = backend.get_namespace(dev)
+    data = xp.arange(start, end, step, dtype=_xp_dtype(xp, dt, dev))
+    t = _wrap(data, dev, xp, None)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def zeros_like(
+    t: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False
+) -> Tensor:
+    """Zeros with ``t``'s shape, dtype and device (unless given)."""
+    return zeros(
+        t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad
+    )
+
+
+def ones_like(
+    t: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False
+) -> Tensor:
+    """Ones with ``t``'s shape, dtype and device (unless given)."""
+    return ones(
+        t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad
+    )
+
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the one generator behind ``rand``/``randn``; every device gets the same numbers."""
+    global _rng
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}") from None
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+    _rng = np.random.default_rng(seed)
+
+
+def _random(kind: str, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    shape = _size_args(size, kind)
+    dt = float32 if dtype is None else _as_dtype(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"{kind}: dtype must be floating, got {dt.name}")
+    gen = _rng.random if kind == "rand" else _rng.standard_normal
+    host = gen(shape, dtype=np.float64).astype(dt.name)  # float64 draws: same values per dtype
+    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
+    t = _wrap(backend.from_numpy(host, dev), dev, backend.get_namespace(dev), None)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def rand(
+    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
+) -> Tensor:
+    """Uniform ``[0, 1)`` samples of shape ``size`` (float32 by default)."""
+    return _random("rand", size, dtype, device, requires_grad)
+
+
+def randn(
+    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
+) -> Tensor:
+    """Standard normal samples of shape ``size`` (float32 by default)."""
+    return _random("randn", size, dtype, device, requires_grad)
+
+
+class _CallableModule(ModuleType):
+    """``stridegrad.tensor`` is both this module and PyTorch's ``tensor()`` function.
+
+    Importing the submodule binds ``stridegrad.tensor`` to the module object (the
+    import system does that after the package's lazy ``__getattr__`` has run), so
+    ``sg.tensor([1, 2])`` must work on the module too: calling it calls :func:`tensor`.
+    """
+
+    def __call__(
+        self, data: Any, requires_grad: bool = False, device: str | None = None, dtype: Any = None
+    ) -> Tensor:
+        return tensor(data, requires_grad=requires_grad, device=device, dtype=dtype)
+
+
+import sys as _sys
+
+_sys.modules[__name__].__class__ = _CallableModule
