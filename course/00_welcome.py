@@ -1,0 +1,212 @@
+# %% [markdown]
+# # 00 · Welcome to stridegrad
+#
+# In this course you build a deep-learning library, starting from a flat
+# Python list of numbers. One episode at a time you add shapes and strides,
+# views, elementwise maths, broadcasting, matrix multiplication, automatic
+# differentiation and a training loop, until the same `Tensor` code trains a
+# network on real handwritten digits, on your CPU with NumPy or on a GPU with
+# CuPy.
+#
+# **In this first notebook**
+#
+# - what you are going to build;
+# - how a lesson works: prose, code cells, exercises and `check()`;
+# - a warm-up exercise (`flatten`) to try it all once;
+# - where each array backend fits;
+# - how to run the course on your machine, on Binder or on Colab, and how an
+#   instructor collects and grades your work.
+
+# %%
+#| setup
+from stridegrad.course import check
+import matplotlib.pyplot as plt
+
+# %% [markdown] requires="stridegrad.nn.MLP, stridegrad.optim.SGD, stridegrad.data.DataLoader"
+# ## Where you are going
+#
+# This is the finished library at work: a small network learns to read 8 × 8
+# images of handwritten digits, in about a second. Every line below uses code
+# you will write yourself by episode 09: tensors, autograd (`loss.backward()`),
+# a multi-layer perceptron, an optimizer and a data loader.
+
+# %% tags=["nbval-ignore-output"]
+#| requires: stridegrad.nn.MLP, stridegrad.optim.SGD, stridegrad.data.DataLoader
+import stridegrad as sg
+from stridegrad import data, nn, optim
+
+sg.manual_seed(0)
+X, y = data.load_digits()
+X_train, X_test, y_train, y_test = data.train_test_split(X / 16.0, y, test_size=0.2, seed=0)
+model = nn.MLP([64, 128, 10])
+opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+for epoch in range(5):
+    for xb, yb in data.DataLoader((X_train, y_train), batch_size=32, shuffle=True, seed=epoch):
+        loss = nn.functional.cross_entropy(model(sg.tensor(xb)), sg.tensor(yb))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with sg.no_grad():
+        predicted = model(sg.tensor(X_test)).argmax(axis=1).numpy()
+    print(f"epoch {epoch + 1}: loss {loss.item():.3f}, test accuracy {(predicted == y_test).mean():.1%}")
+
+# %% [markdown]
+# ## How a lesson works
+#
+# A lesson is a notebook like this one: short explanations, code cells you
+# run with **Shift + Enter**, pictures, and a few **exercises**. An exercise
+# is one small function. Its signature and docstring are written for you; its
+# body is a single line,
+#
+# ```python
+# raise NotImplementedError("a hint")
+# ```
+#
+# which you replace with your own code. Cells that use an exercise you have not
+# written yet show that `NotImplementedError`: that is expected, and "Run All"
+# carries on past them.
+#
+# After each exercise comes a `check(...)` cell. It runs the episode's tests on
+# the function *you* defined in this notebook and shows a table: which tests
+# pass, what was expected, what your function returned, and a hint. It never
+# crashes your notebook, whatever your code does. The tests live in
+# `stridegrad/course/checkpoints/`; reading them is allowed and often helps.
+#
+# One rule: define the exercises yourself. A function imported from the
+# reference library gets no credit; `check()` says so.
+
+# %% [markdown]
+# ## Warm-up · `flatten`
+#
+# Nested lists are how we write arrays by hand, `[[1, 2, 3], [4, 5, 6]]`,
+# but memory is flat. Write `flatten(data)`, which lists the numbers of a
+# nested list in reading order, whatever the depth. A single number counts as
+# an array with one element. This is exactly how the library will turn your
+# nested lists into storage in the next episode.
+
+# %%
+#| exercise: flatten
+#| hint: if data is a list, flatten each item and join the results; otherwise return [data]
+def flatten(data):
+    """All the numbers of a nested list, in reading (row-major) order.
+
+    Example:
+        >>> flatten([[1, 2], [3, 4]])
+        [1, 2, 3, 4]
+        >>> flatten(5)
+        [5]
+    """
+    ### BEGIN SOLUTION
+    if isinstance(data, (list, tuple)):
+        out = []
+        for item in data:
+            out.extend(flatten(item))
+        return out
+    return [data]
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+flatten([[1, 2, 3], [4, 5, 6]])
+
+# %%
+#| check: flatten
+
+# %% [markdown]
+# ### What a failing check looks like
+#
+# Here is a tempting but wrong `flatten`, which only handles one level of
+# nesting. We check it explicitly by passing `namespace=`, so your own
+# `flatten` is untouched. Read the table: each failing test names the call,
+# what it expected, what came back, and a hint.
+
+# %%
+def one_level_flatten(data):
+    return [x for row in data for x in row]
+
+
+check("00", "flatten", namespace={"flatten": one_level_flatten})
+
+# %% [markdown]
+# ## One `Tensor`, three backends
+#
+# Everything you build sits on one idea: a `Tensor` asks an **array
+# namespace** for its maths (`xp.add`, `xp.matmul`, `xp.sum`, ...) and never
+# cares which one it gets. Episodes 01 to 05 build the first namespace
+# yourself, in pure Python. NumPy and CuPy provide the other two, so the very
+# same autograd and training code runs on a CPU or a GPU.
+
+# %%
+fig, ax = plt.subplots(figsize=(9, 4))
+ax.set_xlim(0, 9)
+ax.set_ylim(0, 4.2)
+ax.axis("off")
+
+
+def box(x, y, w, h, text, color):
+    ax.add_patch(plt.Rectangle((x, y), w, h, facecolor=color, edgecolor="black"))
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
+
+
+box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(episodes 06-11)", "#fde9c9")
+box(1.5, 1.75, 6, 0.8, "the array API: add, matmul, sum, reshape, ...", "#dbe9f7")
+for k, (name, text) in enumerate([("python", "stridegrad.array\npure Python, episodes 01-05"),
+                                  ("cpu", "NumPy\nfast C loops"),
+                                  ("cuda", "CuPy\nNVIDIA GPU")]):
+    box(0.2 + 3 * k, 0.1, 2.6, 1.05, f'device="{name}"\n{text}', "#e3f4e1")
+    ax.annotate("", xy=(1.5 + 3 * k, 1.15), xytext=(1.5 + 3 * k, 1.75),
+                arrowprops={"arrowstyle": "->"})
+ax.annotate("", xy=(4.5, 2.55), xytext=(4.5, 3.1), arrowprops={"arrowstyle": "->"})
+plt.show()
+
+# %% [markdown]
+# ## Running the course
+#
+# - **On your machine**: clone {{repo_url}}, then `make lab` creates a virtual
+#   environment, installs everything and opens JupyterLab here. With `pip`
+#   instead: `pip install -e ".[dev]"` and `stridegrad lab`. `stridegrad doctor`
+#   tells you what your machine has (NumPy, a GPU, widgets).
+# - **On Binder**, nothing to install: [open the lessons on Binder]({{binder_url}}).
+#   The first start builds an image and can take a few minutes.
+# - **On Colab**: [open this notebook in Colab]({{colab_url}}). The first cell
+#   of every lesson installs `stridegrad` when it is missing, so run it first.
+#   For a GPU, pick a GPU runtime and `pip install cupy-cuda12x`.
+#
+# Every lesson starts with the same setup cell, and imports whatever the earlier
+# episodes built from the finished library, so you can start at any episode.
+
+# %% [markdown]
+# ## For instructors
+#
+# - `stridegrad lessons DIR` copies the lesson notebooks for your students;
+#   the notebooks carry nbgrader cell metadata, so they also fit an nbgrader course.
+# - Collect the work in nbgrader's layout,
+#   `submitted/<student>/01_flat_storage/01_flat_storage.ipynb`, and grade the
+#   whole folder with one command:
+#
+#   ```
+#   stridegrad grade submitted --lesson 01 --out grades --jobs 4
+#   ```
+#
+#   You get `grades/grades.csv` (one row per student per test) and one HTML
+#   feedback page per student. Each notebook runs in its own process with a
+#   time and memory limit, so a notebook that hangs or crashes costs only its
+#   own points. `--extra-tests my_tests.py` adds hidden tests of your own,
+#   written like the files in `stridegrad/course/checkpoints/`.
+# - `stridegrad check NOTEBOOK` runs a single notebook and prints its table.
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Going further
+#
+# 1. Make `flatten` refuse ragged input such as `[[1, 2], [3]]` with a
+#    `ValueError` that names the two lengths: an array must be rectangular.
+# 2. Write `shape_of(data)`, the shape of a nested list (`[[1, 2, 3], [4, 5, 6]]`
+#    has shape `(2, 3)`, a single number has shape `()`). Together with
+#    `flatten`, that is all it takes to store any nested list as flat storage
+#    plus a shape, which is where episode 01 begins.

@@ -1,0 +1,215 @@
+# %% [markdown]
+# # 01 · Flat storage
+#
+# Every array library you have used (NumPy, PyTorch, JAX) keeps the numbers of
+# an array in **one flat block of memory**, however many dimensions the array
+# has. The dimensions are not in the memory at all: they are a few small
+# tuples of integers stored next to it that say how to *read* the block.
+#
+# In this episode you write the four functions that turn "the element at row 1,
+# column 2" into "the number at position 5 of the block", and back.
+#
+# **By the end you can**
+#
+# - explain why a tensor is a flat buffer plus a shape, and what row-major order means;
+# - count the elements of a shape (`numel`);
+# - compute the strides of a freshly allocated array (`contiguous_strides`);
+# - turn an index into a storage offset (`index_to_offset`) and an offset back
+#   into an index (`offset_to_index`).
+#
+# Each exercise is a function with its docstring already written: replace the
+# `raise NotImplementedError(...)` line with your code, run the cell, then run
+# the `check` cell below it.
+
+# %%
+#| setup
+from stridegrad.course import check
+from stridegrad.array.layout import Index, Shape, Strides  # names used in the signatures
+import matplotlib.pyplot as plt
+
+# %% [markdown]
+# ## One buffer, many shapes
+#
+# Here is our storage: 24 numbers in a plain Python list. We fill it with
+# `0, 1, 2, ...` so that each number *is* its own position in the list, which
+# makes the pictures below easy to read.
+
+# %%
+storage = list(range(24))
+print(storage)
+
+# %% [markdown]
+# The same 24 numbers can be read as a vector of 24, as a 4 × 6 matrix, or as
+# two 3 × 4 matrices stacked (a 3-D array of shape `(2, 3, 4)`). Nothing in the
+# list changes; only the shape we read it with does. Each box shows the
+# position of the number in the flat list, and the colour follows that
+# position, so you can see the order in which each shape walks the buffer.
+
+# %%
+def draw_boxes(ax, rows, x0=0.0, n=24):
+    """Draw rows of storage positions as labelled, coloured boxes."""
+    for r, row in enumerate(rows):
+        for c, position in enumerate(row):
+            ax.add_patch(plt.Rectangle((x0 + c, -r), 0.92, 0.92, color=plt.cm.viridis(position / n)))
+            ax.text(x0 + c + 0.46, -r + 0.46, str(position), ha="center", va="center",
+                    fontsize=8, color="white" if position < 0.6 * n else "black")
+
+
+fig, axes = plt.subplots(3, 1, figsize=(9, 5.5), gridspec_kw={"height_ratios": [1, 4, 3]})
+draw_boxes(axes[0], [storage])
+axes[0].set_title("shape (24,)   strides (1,)")
+draw_boxes(axes[1], [storage[6 * i: 6 * i + 6] for i in range(4)])
+axes[1].set_title("shape (4, 6)   strides (6, 1)")
+for b in range(2):  # the two 3 x 4 blocks of shape (2, 3, 4), side by side
+    draw_boxes(axes[2], [storage[12 * b + 4 * i: 12 * b + 4 * i + 4] for i in range(3)], x0=5.0 * b)
+    axes[2].text(5.0 * b + 2, 1.3, f"[{b}, :, :]", ha="center")
+axes[2].set_title("shape (2, 3, 4)   strides (12, 4, 1)", pad=22)
+for ax in axes:
+    ax.set_xlim(-0.2, 24.2)
+    ax.set_aspect("equal")
+    ax.autoscale_view()
+    ax.axis("off")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Reading left to right, top to bottom, every picture visits the boxes in the
+# same order: 0, 1, 2, ... This order, where the **last** index moves fastest,
+# is called **row-major** (or C order). It is NumPy's and PyTorch's default.
+# The other classic choice, column-major (Fortran order), moves the *first*
+# index fastest; you will meet it again in the next episode.
+
+# %% [markdown]
+# ## Exercise 1 · `numel`: how many elements?
+#
+# A shape is a tuple of sizes, one per dimension. The number of elements is
+# their product. Two cases deserve a thought: a **scalar** has the empty shape
+# `()` and still holds one number, and any size of 0 means there are no
+# elements at all.
+
+# %%
+#| exercise: stridegrad.array.layout.numel
+#| hint: start with n = 1 and multiply by every size in shape
+
+# %%
+#| calls-exercise
+numel((2, 3, 4)), numel(()), numel((3, 0, 2))
+
+# %%
+#| check: numel
+
+# %% [markdown]
+# ## Exercise 2 · `contiguous_strides`: how far to the next element?
+#
+# To move one step along an axis, how many positions do we move in the flat
+# list? That number is the axis's **stride**. In the `(4, 6)` picture, the
+# next column is 1 position away and the next row 6 positions away, so the
+# strides are `(6, 1)`. In the `(2, 3, 4)` picture they are `(12, 4, 1)`: one
+# step along the first axis skips a whole 3 × 4 block.
+#
+# Work from the right: the last axis has stride 1, and each stride is the
+# stride to its right times the size to its right. (Our strides count
+# *elements*; NumPy's count bytes, more on that at the end.)
+
+# %%
+#| exercise: stridegrad.array.layout.contiguous_strides
+#| hint: go from the last axis to the first; the last stride is 1, then multiply by each size
+
+# %%
+#| calls-exercise
+contiguous_strides((2, 3, 4)), contiguous_strides((4, 6)), contiguous_strides(())
+
+# %%
+#| check: contiguous_strides
+
+# %% [markdown]
+# ## Exercise 3 · `index_to_offset`: from an index to a position
+#
+# With strides, finding an element is one sum: step `index[k]` times along
+# each axis `k`, each step worth `strides[k]` positions, starting from
+# `offset` (the position of element `(0, 0, ...)`; it is 0 for a fresh
+# array and becomes useful when we slice in the next episode).
+#
+# Nothing in this function assumes row-major strides, and that is the point:
+# the same sum reads transposed and sliced views later on.
+
+# %%
+#| exercise: stridegrad.array.layout.index_to_offset
+#| hint: start from offset and add index[k] * strides[k] for every axis k
+
+# %%
+#| calls-exercise
+shape = (2, 3, 4)
+strides = contiguous_strides(shape)
+storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0), strides)]
+
+# %%
+#| check: index_to_offset
+
+# %% [markdown]
+# ## Exercise 4 · `offset_to_index`: and back
+#
+# The reverse question: which index sits at position 23 of a `(2, 3, 4)`
+# array? Peel the axes off from the right, like reading the digits of a
+# number in a mixed base: `23 % 4 = 3` is the last index, then `23 // 4 = 5`
+# carries on to the next axis, `5 % 3 = 2`, `5 // 3 = 1`, and the first index
+# is `1`. So the answer is `(1, 2, 3)`.
+#
+# An offset outside `range(numel(shape))` has no index: raise a `ValueError`
+# that names the offset and the shape. Your `numel` from exercise 1 helps.
+
+# %%
+#| exercise: stridegrad.array.layout.offset_to_index
+#| hint: for each axis from the right, index = offset % size, then offset //= size
+
+# %%
+#| calls-exercise
+[offset_to_index(k, (2, 3)) for k in range(6)]
+
+# %%
+#| check: offset_to_index
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done. Points are what an
+# instructor's `stridegrad grade` would give this notebook.
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in NumPy and PyTorch
+#
+# | here | NumPy | PyTorch |
+# |---|---|---|
+# | `numel(shape)` | `a.size`, `math.prod(a.shape)` | `t.numel()` |
+# | `contiguous_strides(shape)` | `a.strides` (in **bytes**: divide by `a.itemsize`) | `t.stride()` (in elements) |
+# | `offset` | hidden in the data pointer | `t.storage_offset()` |
+# | `index_to_offset` | `np.ravel_multi_index` (row-major strides only) | done in C++ for every element |
+# | `offset_to_index` | `np.unravel_index` | `torch.unravel_index` |
+#
+# NumPy counts strides in bytes because its buffer is raw memory: an `int64`
+# array of shape `(2, 3, 4)` has strides `(96, 32, 8)`, which is ours times 8.
+
+# %%
+import numpy as np
+
+a = np.arange(24, dtype=np.int64).reshape(2, 3, 4)
+print("strides in bytes:   ", a.strides)
+print("strides in elements:", tuple(s // a.itemsize for s in a.strides))
+print("ravel_multi_index:  ", int(np.ravel_multi_index((1, 2, 3), a.shape)))
+print("unravel_index:      ", tuple(int(i) for i in np.unravel_index(23, a.shape)))
+
+# %% [markdown]
+# ## Going further
+#
+# 1. **Column-major.** Write `fortran_strides(shape)`, the strides when the
+#    *first* index moves fastest (`(2, 3, 4) -> (1, 2, 6)`). Which of your four
+#    functions still work unchanged with these strides, and which assume row-major?
+# 2. **Why does a size-0 dimension count as 1** in `contiguous_strides`? Try
+#    `np.empty((2, 0, 3)).strides` and think about what a stride of 0 would
+#    mean (episode 04 gives it a meaning of its own).
+# 3. **Bytes.** A C library gives you a pointer to `float32` data, a shape and
+#    byte strides. Write `byte_offset(index, byte_strides)` and say which
+#    byte strides are impossible for `float32` (hint: alignment).

@@ -1,0 +1,650 @@
+"""Build ``lessons/`` and ``solutions/`` from ``course/NN_slug.py`` (jupytext percent format).
+
+A course source is an ordinary percent-format script. Code cells may start
+with directive lines in Quarto's ``#| key: value`` style, which the build reads
+and removes:
+
+``#| setup``
+    The lesson's setup cell (the first code cell). The build puts the install
+    block in front of it: import stridegrad, or on Colab pip-install it from
+    ``stridegrad.course.links.REPO_URL``. The author writes only the imports.
+``#| exercise: stridegrad.array.layout.numel``
+    An exercise that is a library function. The cell body stays empty: the
+    build copies the function's source from the library with
+    ``inspect.getsource`` (its body between ``### BEGIN SOLUTION`` and
+    ``### END SOLUTION``) into the solution, and writes a stub that keeps the
+    signature and docstring and raises ``NotImplementedError(hint)`` into the
+    lesson. ``module:function`` works too.
+``#| exercise: flatten``
+    An exercise written in the cell itself (no dot in the name): the code
+    between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes the stub.
+``#| hint: multiply the sizes``
+    The ``NotImplementedError`` message of the exercise's stub.
+``#| check: numel`` / ``#| check: all``
+    A checkpoint cell; the build writes ``check("NN", "numel")`` /
+    ``check("NN")``. A per-exercise check is an nbgrader grade cell worth the
+    exercise's checkpoint points.
+``#| calls-exercise``
+    The cell calls an exercise, so it raises in a fresh lesson: tagged
+    ``raises-exception`` there (Run All and nbval go on), untagged in the solution.
+``#| requires: stridegrad.nn.MLP, stridegrad.optim``
+    Keep the cell only if these modules (or module attributes) exist; also as
+    cell metadata ``requires="..."`` in a markdown cell's header.
+
+Markdown cells may use ``{{repo_url}}``, ``{{binder_url}}`` and
+``{{colab_url}}`` (this lesson's), filled in from ``stridegrad.course.links``.
+
+Outputs are deterministic: cell ids are ``epNN-KKK`` (episode, position),
+solutions are executed by nbclient with ``record_timing=False``, and the
+notebook metadata carries no Python micro version. A rebuild with the same
+sources and library is byte-identical.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import importlib
+import inspect
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stridegrad.course.checks import load_checkpoint
+from stridegrad.course.links import pip_spec
+from stridegrad.course.paths import Lesson, find_lessons
+
+__all__ = [
+    "DIRECTIVES",
+    "BuildError",
+    "BuiltLesson",
+    "Exercise",
+    "build",
+    "build_lesson",
+    "check_drift",
+    "notebook_text",
+    "parse_directives",
+    "reference_namespace",
+    "setup_preamble",
+]
+
+DIRECTIVES = ("setup", "exercise", "hint", "check", "calls-exercise", "requires")
+_DIRECTIVE = re.compile(r"^#\|\s*([A-Za-z][\w-]*)\s*(?::\s*(.*?))?\s*$")
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+}
+_KEEP_CELL_METADATA = ("tags", "nbgrader", "editable", "deletable")
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+class BuildError(Exception):
+    """A course source that cannot be built; the message names the file and the cell."""
+
+
+@dataclass
+class Exercise:
+    """One exercise of a lesson."""
+
+    name: str
+    target: str | None  # "module:function" for a library exercise, None for an inline one
+    solution: str  # the solution cell's source
+    stub: str  # the lesson cell's source
+
+
+@dataclass
+class BuiltLesson:
+    lesson: Lesson
+    student: Any  # nbformat.NotebookNode
+    solution: Any
+    exercises: dict[str, Exercise] = field(default_factory=dict)
+
+
+def setup_preamble() -> str:
+    """The install block every lesson's setup cell starts with."""
+    return (
+        "# Setup: run this cell first. It works locally, on Binder and on Colab.\n"
+        "try:\n"
+        "    import stridegrad\n"
+        "except ImportError:  # not installed for this kernel: on Colab, install it from GitHub\n"
+        "    try:\n"
+        "        import google.colab  # noqa: F401\n"
+        "    except ImportError:\n"
+        "        raise ImportError(\"stridegrad is not installed for this kernel: run \"\n"
+        "                          \"`pip install -e .` in your clone, then restart the kernel\") from None\n"
+        "    import subprocess, sys\n"
+        f"    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"--quiet\", {pip_spec()!r}],\n"
+        "                   check=True)\n"
+        "    import stridegrad\n"
+    )
+
+
+def parse_directives(source: str) -> tuple[dict[str, str], str]:
+    """Split a code cell's leading ``#| key: value`` lines from its body."""
+    lines = source.split("\n")
+    found: dict[str, str] = {}
+    k = 0
+    while k < len(lines):
+        m = _DIRECTIVE.match(lines[k])
+        if not m:
+            break
+        key, value = m.group(1), (m.group(2) or "").strip()
+        if key not in DIRECTIVES:
+            raise ValueError(f"unknown directive '#| {key}' (known: {', '.join(DIRECTIVES)})")
+        if key in found:
+            raise ValueError(f"directive '#| {key}' given twice")
+        found[key] = value
+        k += 1
+    return found, "\n".join(lines[k:]).strip("\n")
+
+
+# --------------------------------------------------------------------------- exercises
+
+def _resolve(target: str) -> tuple[str, str, Callable]:
+    module_name, _, name = target.replace(":", ".").rpartition(".")
+    if not module_name:
+        raise ValueError(f"exercise target {target!r} must be 'package.module.function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"exercise target {target!r}: cannot import {module_name} ({exc})") from None
+    fn = getattr(module, name, None)
+    if not inspect.isfunction(fn):
+        raise ValueError(f"exercise target {target!r}: {module_name} has no function {name!r}")
+    return module_name, name, fn
+
+
+def _strip_answer(lines: list[str]) -> list[str]:
+    """Drop a docstring's "Stands for the loop::" section (the loop *is* the answer)
+    from a stub: the paragraph ending in ``::`` and the indented block after it."""
+    out: list[str] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if line.strip().startswith("Stands for") and line.rstrip().endswith("::"):
+            base = len(line) - len(line.lstrip())
+            k += 1
+            while k < len(lines) and (not lines[k].strip()
+                                      or len(lines[k]) - len(lines[k].lstrip()) > base):
+                if lines[k].strip().endswith(('"""', "'''")) and \
+                        len(lines[k]) - len(lines[k].lstrip()) <= base:
+                    break
+                k += 1
+            continue
+        out.append(line)
+        k += 1
+    return out
+
+
+def _stub_line(indent: str, hint: str) -> list[str]:
+    return [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError({hint!r})"]
+
+
+def library_exercise(target: str, hint: str) -> Exercise:
+    """Solution and stub of a library function, from its source."""
+    module_name, name, fn = _resolve(target)
+    source = inspect.getsource(fn)
+    if source[:1].isspace():
+        raise ValueError(f"exercise target {target!r} is not a top-level function")
+    lines = source.rstrip("\n").split("\n")
+    fdef = ast.parse(source).body[0]
+    body = fdef.body
+    if body[0].lineno == fdef.lineno:
+        raise ValueError(f"{target}: put the body of {name} on its own lines")
+    has_doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+               and isinstance(body[0].value.value, str))
+    if has_doc and len(body) == 1:
+        raise ValueError(f"{target}: {name} has only a docstring, nothing to write")
+    first = body[1] if has_doc else body[0]
+    head_end = body[0].end_lineno if has_doc else first.lineno - 1
+    indent = re.match(r"\s*", lines[first.lineno - 1]).group(0)
+    head, rest = lines[:head_end], lines[head_end:]
+    solution = "\n".join(head + [f"{indent}{BEGIN}"] + rest + [f"{indent}{END}"])
+    stub_head = _strip_answer(head) if has_doc else head
+    stub = "\n".join(stub_head + _stub_line(indent, hint or f"write the body of {name}"))
+    return Exercise(name, f"{module_name}:{name}", solution, stub)
+
+
+def inline_exercise(name: str, body: str, hint: str) -> Exercise:
+    """Solution and stub of an exercise written in the cell, between the markers."""
+    out: list[str] = []
+    inside = False
+    regions = 0
+    for line in body.split("\n"):
+        if "BEGIN SOLUTION" in line:
+            if inside:
+                raise ValueError(f"exercise {name}: nested {BEGIN}")
+            inside = True
+            regions += 1
+            out += _stub_line(re.match(r"\s*", line).group(0), hint or f"write {name}")
+        elif "END SOLUTION" in line:
+            if not inside:
+                raise ValueError(f"exercise {name}: {END} without {BEGIN}")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"exercise {name}: {BEGIN} without {END}")
+    if not regions:
+        raise ValueError(f"exercise {name}: no {BEGIN} / {END} region in the cell")
+    return Exercise(name, None, body, "\n".join(out))
+
+
+def _top_level_names(source: str) -> set[str]:
+    """Names a cell binds at top level (IPython magics ignored)."""
+    text = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in source.split("\n"))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def _free_names(source: str) -> set[str]:
+    """Global names a function's source reads (annotations included)."""
+    fdef = ast.parse(source).body[0]
+    loads, local = set(), {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else local).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not fdef:
+            local.add(node.name)
+        elif isinstance(node, ast.alias):
+            local.add((node.asname or node.name).split(".")[0])
+    return loads - local - set(dir(builtins)) - {fdef.name}
+
+
+# --------------------------------------------------------------------------- notebooks
+
+def _nbformat():
+    import nbformat
+    return nbformat
+
+
+def _cell_id(episode: str, index: int) -> str:
+    return f"ep{episode}-{index:03d}"
+
+
+def _nbgrader(grade_id: str, *, solution=False, grade=False, locked=False,
+              points: int | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked,
+            "schema_version": 3, "solution": solution}
+    if grade:
+        meta["points"] = points
+    return meta
+
+
+def _requires_ok(spec: str) -> bool:
+    """Whether every ``package.module`` or ``package.module.attribute`` in ``spec``
+    (comma-separated) is really there; an empty namespace package does not count."""
+    for name in (s.strip() for s in spec.split(",") if s.strip()):
+        try:
+            module = importlib.import_module(name)
+            if getattr(module, "__file__", None) is None and hasattr(module, "__path__"):
+                return False  # a bare folder (namespace package), not a module yet
+        except ImportError:
+            parent, _, attr = name.rpartition(".")
+            try:
+                if not parent or not hasattr(importlib.import_module(parent), attr):
+                    return False
+            except Exception:
+                return False
+        except Exception:
+            return False
+    return True
+
+
+def _substitute(text: str, lesson: Lesson) -> str:
+    """Fill the link placeholders of a markdown cell from ``stridegrad.course.links``."""
+    from stridegrad.course import links
+
+    for key, value in (("{{repo_url}}", links.REPO_URL), ("{{binder_url}}", links.binder_url()),
+                       ("{{colab_url}}", links.colab_url(lesson.stem))):
+        text = text.replace(key, value)
+    return text
+
+
+def _clean_metadata(meta: dict) -> dict:
+    out = {k: copy.deepcopy(meta[k]) for k in _KEEP_CELL_METADATA if k in meta}
+    if "tags" in out:
+        out["tags"] = list(dict.fromkeys(out["tags"]))
+        if not out["tags"]:
+            del out["tags"]
+    return out
+
+
+def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
+                 timeout: int = 300) -> BuiltLesson:
+    """Read ``course/<stem>.py`` and make the lesson and solution notebooks (in memory).
+
+    Args:
+        execute: run the solution with nbclient and store its outputs.
+        verify: also run the lesson and check that exactly the cells tagged
+            ``raises-exception`` raise, each with ``NotImplementedError``.
+    """
+    import jupytext
+
+    nbf = _nbformat()
+    where = str(lesson.source)
+    if not lesson.source.is_file():
+        raise BuildError(f"no course source {where}")
+    try:
+        source_nb = jupytext.read(lesson.source, fmt="py:percent")
+    except Exception as exc:
+        raise BuildError(f"{where}: jupytext cannot read it: {exc}") from exc
+    try:
+        checkpoint = load_checkpoint(lesson.episode)
+    except LookupError:
+        checkpoint = None
+
+    student_cells, solution_cells = [], []
+    exercises: dict[str, Exercise] = {}
+    checked: set[str] = set()
+    bound: set[str] = set()
+    library_sources: list[tuple[str, str]] = []
+    seen_setup = False
+
+    for number, cell in enumerate(source_nb.cells, 1):
+        here = f"{where}, cell {number}"
+        meta = dict(cell.metadata)
+        requires = meta.pop("requires", None)
+        if cell.cell_type != "code":
+            if requires and not _requires_ok(requires):
+                continue
+            md = nbf.v4.new_markdown_cell(_substitute(cell.source, lesson),
+                                          metadata=_clean_metadata(meta))
+            student_cells.append(md)
+            solution_cells.append(copy.deepcopy(md))
+            continue
+        try:
+            directives, body = parse_directives(cell.source)
+        except ValueError as exc:
+            raise BuildError(f"{here}: {exc}") from None
+        requires = directives.get("requires", requires)
+        if requires and not _requires_ok(requires):
+            continue
+        tags = list(meta.get("tags", []))
+        student_src = solution_src = body
+        student_meta = _clean_metadata(meta)
+        solution_meta = _clean_metadata(meta)
+
+        if "hint" in directives and "exercise" not in directives:
+            raise BuildError(f"{here}: '#| hint' belongs to an '#| exercise' cell")
+        if (BEGIN in body or END in body) and "exercise" not in directives:
+            raise BuildError(f"{here}: solution markers in a cell without '#| exercise: NAME'")
+
+        if "setup" in directives:
+            if seen_setup or student_cells and any(c.cell_type == "code" for c in student_cells):
+                raise BuildError(f"{here}: the '#| setup' cell must be the first code cell")
+            seen_setup = True
+            student_src = solution_src = setup_preamble() + ("\n" + body if body else "")
+        elif not seen_setup:
+            raise BuildError(f"{here}: the first code cell must be the '#| setup' cell")
+
+        if "exercise" in directives:
+            target = directives["exercise"]
+            hint = directives.get("hint", "")
+            try:
+                if "." in target or ":" in target:
+                    if body:
+                        raise ValueError("a library exercise cell has no body: the build "
+                                         f"copies {target} from the library")
+                    ex = library_exercise(target, hint)
+                    library_sources.append((ex.name, ex.solution))
+                else:
+                    ex = inline_exercise(target, body, hint)
+            except ValueError as exc:
+                raise BuildError(f"{here}: {exc}") from None
+            if ex.name in exercises:
+                raise BuildError(f"{here}: exercise {ex.name} defined twice")
+            if checkpoint is not None and ex.name not in checkpoint.exercises:
+                raise BuildError(f"{here}: exercise {ex.name} has no tests in checkpoint "
+                                 f"{checkpoint.lesson} (exercises: {checkpoint.exercises})")
+            exercises[ex.name] = ex
+            student_src, solution_src = ex.stub, ex.solution
+            grading = _nbgrader(ex.name, solution=True)
+            student_meta["nbgrader"] = solution_meta["nbgrader"] = grading
+            tags.append("exercise")
+
+        if "check" in directives:
+            what = directives["check"] or "all"
+            if body:
+                raise BuildError(f"{here}: a '#| check' cell has no body (the build writes it)")
+            if checkpoint is None:
+                raise BuildError(f"{here}: no checkpoint module for episode {lesson.episode} "
+                                 f"(stridegrad/course/checkpoints/ep{lesson.episode}.py)")
+            if what == "all":
+                student_src = f'check("{lesson.episode}")'
+                grading = _nbgrader(f"checkpoint_{lesson.episode}", locked=True)
+            else:
+                if what not in checkpoint.exercises:
+                    raise BuildError(f"{here}: '#| check: {what}': checkpoint "
+                                     f"{checkpoint.lesson} has no exercise {what!r}")
+                if what not in exercises:
+                    raise BuildError(f"{here}: '#| check: {what}' comes before the "
+                                     f"exercise cell of {what}")
+                checked.add(what)
+                student_src = f'check("{lesson.episode}", "{what}")'
+                grading = _nbgrader(f"check_{what}", grade=True, locked=True,
+                                    points=checkpoint.points_for(what))
+            solution_src = student_src
+            for m in (student_meta, solution_meta):
+                m.update(nbgrader=grading, editable=False, deletable=False)
+            tags.append("checkpoint")
+
+        solution_tags = list(tags)
+        if "calls-exercise" in directives:
+            tags.append("raises-exception")
+        bound |= _top_level_names(solution_src)
+        for m, t in ((student_meta, tags), (solution_meta, solution_tags)):
+            if t:
+                m["tags"] = list(dict.fromkeys(t))
+        student_cells.append(nbf.v4.new_code_cell(student_src, metadata=student_meta))
+        solution_cells.append(nbf.v4.new_code_cell(solution_src, metadata=solution_meta))
+
+    if not seen_setup:
+        raise BuildError(f"{where}: no '#| setup' cell")
+    if checkpoint is not None:
+        missing = [e for e in checkpoint.exercises if e not in exercises]
+        if missing:
+            raise BuildError(f"{where}: checkpoint {checkpoint.lesson} tests {missing}, but the "
+                             "lesson has no '#| exercise' cell for them")
+    for name, src in library_sources:
+        unbound = sorted(_free_names(src) - bound)
+        if unbound:
+            raise BuildError(f"{where}: exercise {name} uses {', '.join(unbound)}, which the "
+                             "lesson never defines or imports (import them in the setup cell)")
+
+    def finish(cells):
+        nb = nbf.v4.new_notebook()
+        nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": copy.deepcopy(LANGUAGE_INFO)}
+        for k, c in enumerate(cells):
+            c.id = _cell_id(lesson.episode, k)
+        nb.cells = cells
+        return nb
+
+    student, solution = finish(student_cells), finish(solution_cells)
+    if execute:
+        _execute(solution, lesson.solution_path.parent, where, timeout)
+    if verify:
+        _verify_lesson(student, lesson, timeout)
+    for nb in (student, solution):
+        nbf.validate(nb)
+    return BuiltLesson(lesson, student, solution, exercises)
+
+
+def _client(nb, cwd: Path, timeout: int, allow_errors: bool):
+    from nbclient import NotebookClient
+
+    return NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
+                          record_timing=False, store_widget_state=False,
+                          resources={"metadata": {"path": str(cwd)}})
+
+
+def _execute(nb, cwd: Path, where: str, timeout: int) -> None:
+    from nbclient.exceptions import CellExecutionError
+
+    cwd.mkdir(parents=True, exist_ok=True)
+    try:
+        _client(nb, cwd, timeout, allow_errors=False).execute(stderr=subprocess.DEVNULL)
+    except CellExecutionError as exc:
+        raise BuildError(f"{where}: the solution fails to run:\n{exc}") from None
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": copy.deepcopy(LANGUAGE_INFO)}
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        for out in cell.get("outputs", []):
+            # widget views point at models that are not saved: keep the text fallback only
+            if "data" in out:
+                out["data"].pop(_WIDGET_VIEW, None)
+
+
+def _verify_lesson(student, lesson: Lesson, timeout: int) -> None:
+    run = copy.deepcopy(student)
+    lesson.lesson_path.parent.mkdir(parents=True, exist_ok=True)
+    _client(run, lesson.lesson_path.parent, timeout, allow_errors=True).execute(stderr=subprocess.DEVNULL)
+    problems = []
+    for k, cell in enumerate(run.cells):
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        tagged = "raises-exception" in cell.metadata.get("tags", [])
+        first = cell.source.split("\n", 1)[0]
+        if errors and not tagged:
+            problems.append(f"cell {k} ({first!r}) raises {errors[0].ename}: {errors[0].evalue} "
+                            "in the fresh lesson but is not marked '#| calls-exercise'")
+        elif tagged and not errors:
+            problems.append(f"cell {k} ({first!r}) is marked '#| calls-exercise' but does not "
+                            "raise in the fresh lesson")
+        elif errors and errors[0].ename != "NotImplementedError":
+            problems.append(f"cell {k} ({first!r}) raises {errors[0].ename}: {errors[0].evalue}, "
+                            "not the stub's NotImplementedError")
+    if problems:
+        raise BuildError(f"{lesson.source}: the fresh lesson does not run through:\n  "
+                         + "\n  ".join(problems))
+
+
+def notebook_text(nb) -> str:
+    """The bytes written for a notebook (nbformat's layout, one trailing newline)."""
+    text = _nbformat().writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _comparable(text: str, solution: bool) -> str:
+    """What ``build --check`` compares. Lessons: the bytes. Solutions: the bytes,
+    except image data (PNG bytes depend on the FreeType/matplotlib build; nbval
+    skips them too) and the outputs of cells tagged ``nbval-ignore-output``
+    (declared volatile, e.g. float32 training losses that vary across CPUs)."""
+    if not solution:
+        return text
+    import json
+
+    try:
+        nb = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    for cell in nb.get("cells", []):
+        if "nbval-ignore-output" in cell.get("metadata", {}).get("tags", []):
+            cell["outputs"] = []
+        for out in cell.get("outputs", []):
+            for key in list(out.get("data", {})):
+                if key.startswith("image/"):
+                    out["data"][key] = "<image>"
+    return json.dumps(nb, sort_keys=True, indent=1)
+
+
+# --------------------------------------------------------------------------- driver
+
+def _targets(root: Path, which: list[str] | None) -> list[Lesson]:
+    from stridegrad.course.paths import find_lesson
+
+    if which:
+        return [find_lesson(root, w) for w in which]
+    lessons = find_lessons(root)
+    if not lessons:
+        raise BuildError(f"no lessons in {root / 'course'} (expected files like 01_flat_storage.py)")
+    return lessons
+
+
+def build(root: Path, which: list[str] | None = None, *, verify: bool = True,
+          log: Callable[[str], None] = print) -> list[Path]:
+    """Write ``lessons/``, ``solutions/`` and the packaged copy of the lessons."""
+    written = []
+    for lesson in _targets(root, which):
+        start = time.perf_counter()
+        built = build_lesson(lesson, verify=verify)
+        for path, nb in ((lesson.lesson_path, built.student), (lesson.solution_path, built.solution),
+                         (lesson.packaged_path, built.student)):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = notebook_text(nb)
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+                log(f"wrote {path.relative_to(root)}")
+        log(f"built {lesson.stem} in {time.perf_counter() - start:.1f} s")
+    return written
+
+
+def check_drift(root: Path, which: list[str] | None = None,
+                log: Callable[[str], None] = print) -> list[str]:
+    """Files that differ from what the sources would build (empty: no drift)."""
+    drift = []
+    lessons = _targets(root, which)
+    for lesson in lessons:
+        built = build_lesson(lesson, verify=False)
+        for path, nb, solution in ((lesson.lesson_path, built.student, False),
+                                   (lesson.solution_path, built.solution, True),
+                                   (lesson.packaged_path, built.student, False)):
+            rel = str(path.relative_to(root))
+            if not path.is_file():
+                drift.append(f"{rel} (missing)")
+                continue
+            want = _comparable(notebook_text(nb), solution)
+            have = _comparable(path.read_text(encoding="utf-8"), solution)
+            if want != have:
+                drift.append(f"{rel} (differs from {lesson.source.relative_to(root)})")
+        log(f"checked {lesson.stem}")
+    if not which:  # notebooks whose source is gone
+        stems = {l.stem for l in lessons}
+        for folder in (root / "lessons", root / "solutions",
+                       root / "src" / "stridegrad" / "course" / "notebooks"):
+            for path in sorted(folder.glob("*.ipynb")):
+                if path.stem not in stems:
+                    drift.append(f"{path.relative_to(root)} (no course/{path.stem}.py)")
+    return drift
+
+
+def reference_namespace(lesson: Lesson) -> dict[str, Any]:
+    """The reference implementation of every exercise of a lesson: the library
+    function for library exercises, the solution cell run in a fresh namespace
+    for inline ones."""
+    built = build_lesson(lesson, execute=False)
+    ns: dict[str, Any] = {}
+    for name, ex in built.exercises.items():
+        if ex.target:
+            ns[name] = _resolve(ex.target)[2]
+        else:
+            scope: dict[str, Any] = {"__name__": "__main__"}
+            exec(compile(ex.solution, f"<{lesson.stem}:{name}>", "exec"), scope)
+            ns[name] = scope[name]
+    return ns

@@ -1,0 +1,169 @@
+"""Checkpoint 01 (flat storage): ``numel``, ``contiguous_strides``,
+``index_to_offset`` and ``offset_to_index``.
+
+Each test needs only the function it tests, so every exercise can be checked
+on its own (``check("01", "numel")``). The answers are written out by hand, not
+computed with the library, so a test can never agree with a wrong library.
+"""
+
+from __future__ import annotations
+
+from stridegrad.course.checks import Checkpoint, expect, fail
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("01_flat_storage", "flat storage", reference="stridegrad.array.layout")
+
+# ------------------------------------------------------------------ numel
+
+@checkpoint.test("numel", hint="Multiply all the sizes together: 2 * 3 * 4.")
+def numel_of_a_3d_shape(numel):
+    expect(numel, (2, 3, 4), returns=24)
+
+
+@checkpoint.test("numel", hint="A 1-D shape (5,) holds 5 elements.")
+def numel_of_a_vector(numel):
+    expect(numel, (5,), returns=5)
+
+
+@checkpoint.test("numel", hint="Start the product at 1, not 0: the empty shape () is a scalar, "
+                               "one element.")
+def numel_of_a_scalar(numel):
+    expect(numel, (), returns=1)
+
+
+@checkpoint.test("numel", hint="A dimension of size 0 means no elements at all.")
+def numel_with_a_zero_size(numel):
+    expect(numel, (3, 0, 2), returns=0)
+
+
+@checkpoint.test("numel", hint="Sizes of 1 add a dimension but no elements.")
+def numel_of_ones(numel):
+    expect(numel, (1, 1, 1), returns=1)
+
+
+@checkpoint.test("numel", hint="Multiply the sizes; adding them gives 2 + 3 = 5, not 6.")
+def numel_multiplies_not_adds(numel):
+    expect(numel, (2, 3), returns=6)
+
+
+# ------------------------------------------------------------------ contiguous_strides
+
+@checkpoint.test("contiguous_strides", hint="The last axis moves fastest: its stride is 1; "
+                                            "each stride to its left is the next stride times "
+                                            "the next size.")
+def strides_of_a_3d_shape(contiguous_strides):
+    expect(contiguous_strides, (2, 3, 4), returns=(12, 4, 1))
+
+
+@checkpoint.test("contiguous_strides", hint="Row-major: going down one row skips a whole row "
+                                            "(3 elements); (1, 2) is column-major.")
+def strides_of_a_matrix(contiguous_strides):
+    expect(contiguous_strides, (2, 3), returns=(3, 1))
+
+
+@checkpoint.test("contiguous_strides", hint="One dimension: neighbours are 1 apart.")
+def strides_of_a_vector(contiguous_strides):
+    expect(contiguous_strides, (5,), returns=(1,))
+
+
+@checkpoint.test("contiguous_strides", hint="A scalar has no dimensions, so no strides: ().")
+def strides_of_a_scalar(contiguous_strides):
+    expect(contiguous_strides, (), returns=())
+
+
+@checkpoint.test("contiguous_strides", hint="Return a tuple (tuple(strides)), one stride per "
+                                            "dimension, ints counting elements.")
+def strides_are_a_tuple(contiguous_strides):
+    expect(contiguous_strides, (4, 5), returns=(5, 1))
+
+
+@checkpoint.test("contiguous_strides", hint="Read the docstring: a size-0 dimension counts as "
+                                            "size 1 when you multiply, so no stride becomes 0.")
+def strides_with_a_zero_size(contiguous_strides):
+    expect(contiguous_strides, (2, 0, 3), returns=(3, 3, 1))
+
+
+# ------------------------------------------------------------------ index_to_offset
+
+@checkpoint.test("index_to_offset", hint="Sum index[k] * strides[k]: 1 * 3 + 2 * 1.")
+def offset_in_a_matrix(index_to_offset):
+    expect(index_to_offset, (1, 2), (3, 1), returns=5)
+
+
+@checkpoint.test("index_to_offset", hint="Multiply each index by its stride (not add them).")
+def offset_in_a_3d_array(index_to_offset):
+    expect(index_to_offset, (1, 2, 3), (12, 4, 1), returns=23)
+
+
+@checkpoint.test("index_to_offset", hint="The first element sits at the offset itself.")
+def first_element(index_to_offset):
+    expect(index_to_offset, (0, 0, 0), (12, 4, 1), returns=0)
+
+
+@checkpoint.test("index_to_offset", hint="Start the sum at `offset`, not at 0.")
+def uses_the_offset(index_to_offset):
+    expect(index_to_offset, (1, 2), (3, 1), offset=10, returns=15)
+
+
+@checkpoint.test("index_to_offset", hint="Pair index[k] with strides[k] for the same k; the "
+                                         "strides need not be row-major ones.")
+def transposed_strides(index_to_offset):
+    expect(index_to_offset, (2, 1), (1, 3), returns=5)
+
+
+@checkpoint.test("index_to_offset", hint="A scalar (index ()) lives at the offset.")
+def scalar_index(index_to_offset):
+    expect(index_to_offset, (), (), offset=7, returns=7)
+
+
+@checkpoint.test("index_to_offset", hint="Nothing special about negative strides: "
+                                         "4 + 1 * (-1) = 3.")
+def negative_stride(index_to_offset):
+    expect(index_to_offset, (1,), (-1,), offset=4, returns=3)
+
+
+# ------------------------------------------------------------------ offset_to_index
+
+@checkpoint.test("offset_to_index", hint="Peel off the last axis first: 5 % 3 = 2, then 5 // 3 = 1.")
+def index_in_a_matrix(offset_to_index):
+    expect(offset_to_index, 5, (2, 3), returns=(1, 2))
+
+
+@checkpoint.test("offset_to_index", hint="For each axis from the right: index = offset % size, "
+                                         "offset = offset // size.")
+def index_in_a_3d_array(offset_to_index):
+    expect(offset_to_index, 23, (2, 3, 4), returns=(1, 2, 3))
+
+
+@checkpoint.test("offset_to_index", hint="Offset 0 is the first element, all zeros.")
+def first_index(offset_to_index):
+    expect(offset_to_index, 0, (2, 3, 4), returns=(0, 0, 0))
+
+
+@checkpoint.test("offset_to_index", hint="A scalar's only element has the empty index ().")
+def scalar_offset(offset_to_index):
+    expect(offset_to_index, 0, (), returns=())
+
+
+@checkpoint.test("offset_to_index", hint="Every offset in range(numel(shape)) must come back "
+                                         "from index_to_offset(index, row-major strides).")
+def inverts_index_to_offset(offset_to_index):
+    shape, strides = (2, 3, 4), (12, 4, 1)
+    for offset in range(24):
+        index = expect(offset_to_index, offset, shape,
+                       returns=(offset // 12, offset // 4 % 3, offset % 4))
+        back = sum(i * s for i, s in zip(index, strides))
+        if back != offset:
+            fail(f"index_to_offset(offset_to_index({offset}, {shape}), {strides})", offset, back)
+
+
+@checkpoint.test("offset_to_index", hint="Check 0 <= offset < numel(shape) first and raise "
+                                         "ValueError naming the offset and the shape.")
+def rejects_an_offset_past_the_end(offset_to_index):
+    expect(offset_to_index, 6, (2, 3), raises=ValueError)
+
+
+@checkpoint.test("offset_to_index", hint="Negative offsets are out of range too: raise ValueError.")
+def rejects_a_negative_offset(offset_to_index):
+    expect(offset_to_index, -1, (2, 3), raises=ValueError)

@@ -1,0 +1,255 @@
+"""Checkpoints and check(): the reference passes, known-wrong code fails, and
+nothing a learner's function does can stop the caller."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from stridegrad.array import layout
+from stridegrad.course import Checkpoint, check, expect, run_checkpoint
+from stridegrad.course.build import reference_namespace
+from stridegrad.course.checkpoints import available
+from stridegrad.course.checks import (
+    CheckFailure,
+    CheckpointFailed,
+    CheckResult,
+    load_checkpoint,
+    load_checkpoint_file,
+)
+from stridegrad.course.paths import find_lessons
+
+from .conftest import ROOT, define
+from .wrong import WRONG, by_episode
+
+LESSONS = {l.episode: l for l in find_lessons(ROOT)}
+EPISODES = available()
+
+
+def test_every_lesson_has_a_checkpoint_and_back():
+    assert EPISODES == sorted(LESSONS), (
+        f"checkpoints {EPISODES} and course/ lessons {sorted(LESSONS)} should match")
+
+
+@pytest.mark.parametrize("episode", EPISODES)
+def test_reference_passes_every_test(episode):
+    if episode not in LESSONS:
+        pytest.fail(f"checkpoint ep{episode} has no course/{episode}_*.py lesson yet")
+    cp = load_checkpoint(episode)
+    result = run_checkpoint(cp, reference_namespace(LESSONS[episode]), require_local=False)
+    failing = [(r.test, r.status, r.message) for r in result.rows if not r.passed]
+    assert not failing
+    assert result.score == result.max_score == cp.max_points > 0
+
+
+@pytest.mark.parametrize("episode", EPISODES)
+def test_lesson_standard_five_hinted_tests_per_exercise(episode):
+    cp = load_checkpoint(episode)
+    assert 1 <= len(cp.exercises)
+    for ex in cp.exercises:
+        tests = [t for t in cp.tests if t.exercise == ex]
+        assert len(tests) >= 5, f"{ex}: only {len(tests)} tests"
+        assert all(t.hint for t in tests), f"{ex}: a test without a hint"
+
+
+def _all_exercises():
+    return [(ep, ex) for ep in EPISODES for ex in load_checkpoint(ep).exercises]
+
+
+@pytest.mark.parametrize("episode, exercise", _all_exercises())
+def test_every_exercise_has_known_wrong_implementations(episode, exercise):
+    assert by_episode().get(episode, {}).get(exercise), (
+        f"add a known-wrong {exercise} to tests/course/wrong/ep{episode}.py")
+
+
+@pytest.mark.parametrize("episode, exercise, label, source",
+                         [(ep, ex, label, src) for ep, cases in by_episode().items()
+                          for ex, pairs in cases.items() for label, src in pairs])
+def test_checkpoint_fails_known_wrong_implementation(episode, exercise, label, source):
+    ns = define(source)
+    result = run_checkpoint(load_checkpoint(episode), ns, exercise=exercise)
+    assert not result.passed, f"{exercise} ({label}) passes the checkpoint"
+    assert result.score < result.max_score
+    # a wrong answer is a wrong answer, not a tooling problem
+    assert {r.status for r in result.rows} <= {"pass", "fail", "error", "timeout"}, result
+
+
+def test_reversed_strides_fail_with_expected_and_got():
+    ns = define(WRONG["contiguous_strides"][0][1])
+    row = run_checkpoint(load_checkpoint("01"), ns).row("strides_of_a_3d_shape")
+    assert row.status == "fail" and row.points == 0
+    assert row.expected == "(12, 4, 1)" and row.got == "(1, 4, 12)"
+    assert "contiguous_strides((2, 3, 4))" in row.message
+    assert "last axis" in row.hint
+
+
+def test_check_uses_the_callers_globals():
+    ns = define("""
+        from stridegrad.course import check
+        def numel(shape):
+            n = 1
+            for d in shape:
+                n *= d
+            return n
+        result = check("01", "numel")
+    """)
+    result = ns["result"]
+    assert isinstance(result, CheckResult)
+    assert result.passed and result.score == result.max_score == 6
+    assert result.exercise == "numel"
+
+
+def test_missing_and_stub_are_reported_as_such():
+    ns = define("""
+        def numel(shape):
+            raise NotImplementedError("multiply the sizes")
+        def offset_to_index(offset, shape):
+            if numel(shape) <= offset:
+                raise ValueError(offset)
+            return ()
+    """)
+    result = check("01", namespace=ns)
+    statuses = {r.exercise: r.status for r in result.rows}
+    assert statuses["numel"] == "stub"
+    assert statuses["contiguous_strides"] == "missing"
+    assert "not defined" in result.row("strides_of_a_3d_shape").message
+    # offset_to_index is not a stub itself: it calls one
+    row = result.row("index_in_a_matrix")
+    assert row.status == "stub" and "calls numel" in row.message
+    assert result.score == 0
+
+
+def test_imported_reference_is_not_credited():
+    ns = define("from stridegrad.array.layout import numel, contiguous_strides")
+    ns["index_to_offset"] = layout.index_to_offset  # assigned, not defined
+    result = check("01", namespace=ns)
+    for ex in ("numel", "contiguous_strides", "index_to_offset"):
+        rows = [r for r in result.rows if r.exercise == ex]
+        assert {r.status for r in rows} == {"imported"}
+        assert "stridegrad.array.layout" in rows[0].message
+    assert result.score == 0
+
+
+def test_wrapping_the_reference_is_not_credited():
+    ns = define("""
+        from stridegrad.array import layout
+        def numel(shape):
+            return layout.numel(shape)
+    """)
+    rows = check("01", "numel", namespace=ns).rows
+    assert {r.status for r in rows} == {"delegates"}
+    assert all(r.points == 0 for r in rows)
+
+
+def test_library_passes_when_local_code_is_not_required():
+    result = run_checkpoint(load_checkpoint("01"), vars(layout), require_local=False)
+    assert result.passed
+
+
+@pytest.mark.parametrize("body, status", [
+    ("while True:\n        pass", "timeout"),
+    ("raise SystemExit(3)", "error"),
+    ("return numel(shape)", "error"),  # RecursionError
+    ("import sys\n    sys.setrecursionlimit(10**6) if False else None\n    raise MemoryError", "error"),
+])
+def test_nothing_the_function_does_escapes(body, status):
+    ns = define(f"def numel(shape):\n    {body}\n")
+    start = time.monotonic()
+    result = check("01", "numel", namespace=ns, timeout=0.3)
+    assert time.monotonic() - start < 10
+    assert {r.status for r in result.rows} == {status}
+    assert result.score == 0
+
+
+def test_keyboard_interrupt_still_stops_the_check():
+    ns = define("def numel(shape):\n    raise KeyboardInterrupt\n")
+    with pytest.raises(KeyboardInterrupt):
+        check("01", "numel", namespace=ns)
+
+
+def test_broken_repr_and_weird_returns_are_described():
+    ns = define("""
+        class Weird:
+            def __repr__(self):
+                raise RuntimeError("no repr")
+            def __eq__(self, other):
+                raise RuntimeError("no eq")
+        def numel(shape):
+            return Weird()
+    """)
+    row = check("01", "numel", namespace=ns).rows[0]
+    assert row.status == "fail" and "broken repr" in row.got
+
+
+def test_result_renders_as_text_and_html_and_round_trips():
+    ns = define(WRONG["numel"][0][1])
+    result = check("01", "numel", namespace=ns)
+    text = str(result)
+    assert text.startswith("checkpoint 01 (flat storage), exercise numel: ")
+    assert "FAIL" in text and "hint:" in text
+    html = result._repr_html_()
+    assert "<table" in html and "numel((2, 3, 4))" not in html  # calls are in the message
+    assert "&#10007;" in html and "24" in html
+    again = CheckResult.from_dict(result.to_dict())
+    assert again.to_dict() == result.to_dict() and again.score == result.score
+
+
+def test_fresh_lesson_table_folds_stub_rows():
+    ns = define("def numel(shape):\n    raise NotImplementedError('hint')\n")
+    text = str(check("01", "numel", namespace=ns))
+    assert "numel (6 tests)" in text and text.count("NOT IMPLEMENTED") == 1
+
+
+def test_nbgrader_execution_makes_a_failing_check_raise(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    ns = define("""
+        from stridegrad.course import check
+        def numel(shape):
+            return 0
+        try:
+            check("01", "numel")
+        except AssertionError as exc:
+            caught = exc
+    """)
+    assert isinstance(ns["caught"], CheckpointFailed)
+    # checking someone else's function explicitly never raises
+    assert not check("01", "numel", namespace=ns).passed
+
+
+def test_expect_and_fail():
+    assert expect(len, [1, 2], returns=2) == 2
+    assert expect(int, "x", raises=ValueError) is None
+    with pytest.raises(CheckFailure, match=r"int\('3'\): expected raises ValueError, got returned 3"):
+        expect(int, "3", raises=ValueError)
+    with pytest.raises(CheckFailure) as info:
+        expect(list, (3, 1), returns=(3, 1))
+    assert "a list, not a tuple" in info.value.got
+    with pytest.raises(TypeError, match="exactly one"):
+        expect(len, [], returns=0, raises=ValueError)
+    assert expect(lambda: 0.1 + 0.2, returns=0.3) == pytest.approx(0.3)
+
+
+def test_checkpoint_definition_errors(tmp_path):
+    with pytest.raises(ValueError, match="NN_slug"):
+        Checkpoint("flat")
+    cp = Checkpoint("01_flat_storage")
+    cp.test("numel", hint="h")(lambda numel: None)
+    with pytest.raises(ValueError, match="two tests named"):
+        cp.test("numel")(lambda numel: None)
+    with pytest.raises(ValueError, match="Python name"):
+        cp.test("not a name")
+    with pytest.raises(ValueError, match="episodes 02 and 01 differ"):
+        cp.extend(Checkpoint("02_strides"))
+    with pytest.raises(LookupError, match="no checkpoint for episode 77; episodes with checkpoints: 00, 01"):
+        load_checkpoint(77)
+    with pytest.raises(ValueError, match="has no exercise 'nope'"):
+        run_checkpoint(load_checkpoint("01"), {}, exercise="nope")
+    bad = tmp_path / "bad.py"
+    bad.write_text("def oops(:\n")
+    with pytest.raises(ValueError, match="syntax error on line 1"):
+        load_checkpoint_file(bad)
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    with pytest.raises(ValueError, match="must define `checkpoint"):
+        load_checkpoint_file(empty)

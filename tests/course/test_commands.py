@@ -1,0 +1,114 @@
+"""stridegrad lessons / lab / doctor, and the Binder configuration."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from stridegrad.cli import main as cli
+from stridegrad.commands import doctor
+from stridegrad.course import links
+from stridegrad.course.paths import PACKAGED_NOTEBOOKS, find_lessons
+
+from .conftest import ROOT
+
+
+def test_every_lesson_is_shipped_as_package_data():
+    shipped = sorted(p.name for p in PACKAGED_NOTEBOOKS.glob("*.ipynb"))
+    assert shipped == sorted(f"{l.stem}.ipynb" for l in find_lessons(ROOT))
+    assert "00_welcome.ipynb" in shipped
+
+
+def test_lessons_copies_and_never_overwrites(tmp_path, capsys):
+    target = tmp_path / "mine"
+    assert cli(["lessons", str(target)]) == 0
+    copied = sorted(p.name for p in target.glob("*.ipynb"))
+    assert copied == sorted(p.name for p in PACKAGED_NOTEBOOKS.glob("*.ipynb"))
+    work = target / "01_flat_storage.ipynb"
+    work.write_text("my work")
+    assert cli(["lessons", str(target)]) == 0
+    assert work.read_text() == "my work"
+    assert "kept" in capsys.readouterr().out
+    assert cli(["lessons", str(target), "--force"]) == 0
+    assert work.read_text() != "my work"
+
+
+def test_lab_in_a_clone_opens_lessons_at_the_welcome(capsys):
+    assert cli(["lab", "--print-command", "--no-browser", "--port", "8899"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(f"{sys.executable} -m jupyterlab ")
+    assert f"--ServerApp.root_dir={(ROOT / 'lessons').resolve()}" in out
+    assert "--LabApp.default_url=/lab/tree/00_welcome.ipynb" in out
+    assert out.endswith("--ServerApp.port=8899 --no-browser")
+
+
+def test_lab_outside_a_clone_makes_a_copy_first(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("stridegrad.course.paths.repo_root", lambda start=None: None)
+    assert cli(["lab", "--print-command"]) == 0
+    out = capsys.readouterr().out
+    assert "making your copy of the lessons in ./stridegrad-lessons" in out
+    assert (tmp_path / "stridegrad-lessons" / "00_welcome.ipynb").is_file()
+    assert f"--ServerApp.root_dir={(tmp_path / 'stridegrad-lessons').resolve()}" in out
+
+
+def test_doctor_reports_everything(capsys):
+    assert cli(["doctor"]) == 0
+    out = capsys.readouterr().out
+    for key in ("Python", "NumPy", "CuPy", "GPU", "JupyterLab", "ipywidgets",
+                "widgets will render", "lesson notebooks"):
+        assert re.search(rf"^{key}\s", out, re.MULTILINE), key
+
+
+@pytest.mark.parametrize("args, verdict", [
+    (("8.1.9", "3.0.17", "4.6.6", True), "yes"),
+    ((None, None, "4.6.6", False), "no: ipywidgets is not installed"),
+    (("8.1.9", None, "4.6.6", False), "no: the JupyterLab extension is missing"),
+    (("8.1.9", "1.1.0", "4.6.6", True), "no: ipywidgets 8.1.9 needs jupyterlab_widgets 3.x"),
+    (("8.1.9", None, None, False), "no JupyterLab here"),
+])
+def test_widgets_verdict(args, verdict):
+    assert doctor.widgets_verdict(*args).startswith(verdict)
+
+
+def test_gpu_report_without_cupy(monkeypatch):
+    monkeypatch.setattr(doctor, "_version", lambda name: None)
+    monkeypatch.setattr(doctor.md, "distributions", list)
+    monkeypatch.setattr(doctor.shutil, "which", lambda name: None)
+    cupy, gpu = doctor.gpu_report()
+    assert cupy.startswith("not installed") and gpu.startswith("none found")
+
+
+def test_links():
+    assert links.binder_url("01_flat_storage") == (
+        "https://mybinder.org/v2/gh/stridegrad/stridegrad/main"
+        "?urlpath=lab/tree/lessons/01_flat_storage.ipynb")
+    assert links.colab_url("00_welcome") == (
+        "https://colab.research.google.com/github/stridegrad/stridegrad/blob/main/"
+        "lessons/00_welcome.ipynb")
+
+
+def test_binder_config():
+    binder = ROOT / "binder"
+    assert re.fullmatch(r"python-3\.1[0-9]\n", (binder / "runtime.txt").read_text())
+    assert not (binder / "environment.yml").exists()  # it would silently win over requirements
+    assert not (ROOT / ".binder").exists()
+    pins = {}
+    for line in (binder / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"unpinned {line!r}"
+            pins[name.lower().replace("_", "-")] = version
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for dep in project["dependencies"]:
+        name = re.split(r"[<>=!~ \[]", dep)[0].lower().replace("_", "-")
+        assert name in pins, f"binder/requirements.txt lacks the runtime dependency {name}"
+    assert {"matplotlib", "ipywidgets"} <= set(pins)
+    post = (binder / "postBuild").read_text()
+    assert post.startswith("#!/bin/bash\n") and "set -e" in post
+    assert "pip install --no-cache-dir --no-deps -e ." in post
+    assert (binder / "postBuild").stat().st_mode & 0o111

@@ -1,0 +1,223 @@
+"""The grader: full marks for the solutions, zero for the untouched lessons, and
+every kind of broken notebook costs its own points only."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from stridegrad.cli import main as cli
+from stridegrad.course.checks import load_checkpoint
+from stridegrad.course.grader import CSV_COLUMNS, GradeError, grade, run_notebook
+
+from .conftest import ROOT
+
+STEM = "01_flat_storage"
+CP = load_checkpoint("01")
+FULL = CP.max_points
+PER_EXERCISE = {ex: CP.points_for(ex) for ex in CP.exercises}
+
+
+def _solution() -> dict:
+    return json.loads((ROOT / "solutions" / f"{STEM}.ipynb").read_text())
+
+
+def _with_cell(nb: dict, source: str, at: int = 2) -> dict:
+    nb["cells"].insert(at, {"cell_type": "code", "execution_count": None, "id": f"x{at}",
+                            "metadata": {}, "outputs": [], "source": source})
+    return nb
+
+
+def _replace_exercise(nb: dict, name: str, source: str) -> dict:
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == name:
+            cell["source"] = source
+    return nb
+
+
+def _imports_instead(nb: dict) -> dict:
+    for ex in CP.exercises:
+        _replace_exercise(nb, ex, f"from stridegrad.array.layout import {ex}")
+    return nb
+
+
+# student -> (notebook JSON text or None for "no notebook", expected points, expected status)
+def submissions() -> dict:
+    lesson = (ROOT / "lessons" / f"{STEM}.ipynb").read_text()
+    dump = json.dumps
+    return {
+        "alice_solution": (dump(_solution()), FULL, "graded"),
+        "bob_untouched": (lesson, 0, "graded"),
+        "carol_stuck_cell": (dump(_with_cell(_solution(), "while True:\n    pass")), FULL, "graded"),
+        "dave_hang": (dump(_with_cell(_solution(), "import signal, time\n"
+                                      "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                                      "while True:\n    time.sleep(0.01)")), 0, "notebook-timeout"),
+        "erin_syntax_error": (dump(_replace_exercise(_solution(), "numel",
+                                                     "def numel(shape)\n    return 1")),
+                              # her offset_to_index calls her (missing) numel
+                              FULL - PER_EXERCISE["numel"] - PER_EXERCISE["offset_to_index"],
+                              "graded"),
+        "frank_invalid_json": (lesson[: len(lesson) // 2], 0, "invalid-notebook"),
+        "grace_memory_hog": (dump(_with_cell(_solution(), "hog = bytearray(3 * 1024**3)")),
+                             FULL, "graded"),
+        "heidi_crash": (dump(_with_cell(_solution(), "import os\nos._exit(3)", at=-1)), 0, "crashed"),
+        "ivan_missing": (None, 0, "no-notebook"),
+        "judy_imports": (dump(_imports_instead(_solution())), 0, "graded"),
+    }
+
+
+def _digest(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("grading")
+    submitted = base / "submitted"
+    expected = submissions()
+    for student, (text, _, _) in expected.items():
+        folder = submitted / student / STEM
+        folder.mkdir(parents=True)
+        if text is not None:
+            (folder / f"{STEM}.ipynb").write_text(text)
+    (submitted / "ivan_missing" / STEM / "my_copy.ipynb").write_text("{}")
+    extra = base / "hidden.py"
+    extra.write_text(
+        "from stridegrad.course import Checkpoint, expect\n"
+        "checkpoint = Checkpoint('01_flat_storage', hidden=True)\n"
+        "@checkpoint.test('numel', points=2, hint='secret hint')\n"
+        "def numel_of_a_big_shape(numel):\n"
+        "    expect(numel, (10, 10, 10), returns=1000)\n")
+    before = _digest(submitted)
+    logs: list[str] = []
+    grades = grade(submitted, "01", base / "out", timeout=6, memory=768, jobs=2,
+                   extra_tests=extra, log=logs.append)
+    return {"grades": {g.student: g for g in grades}, "expected": expected, "out": base / "out",
+            "submitted": submitted, "before": before, "logs": logs}
+
+
+def test_each_student_gets_their_own_points(graded):
+    for student, (_, points, status) in graded["expected"].items():
+        g = graded["grades"][student]
+        hidden = 2 if status == "graded" and points == FULL else 0
+        if student == "erin_syntax_error":
+            hidden = 0  # her numel is missing
+        assert (g.status, g.points) == (status, points + hidden), (student, g.message)
+        assert g.max_points == FULL + 2
+
+
+def test_failure_reasons_are_named(graded):
+    g = graded["grades"]
+    assert "did not finish within 6 s" in g["dave_hang"].message
+    assert "not valid JSON" in g["frank_invalid_json"].message
+    assert "exit code 3" in g["heidi_crash"].message
+    assert g["ivan_missing"].message == f"no {STEM}/{STEM}.ipynb (found: my_copy.ipynb)"
+    assert {r.status for r in g["judy_imports"].rows} == {"imported"}
+    assert {r.status for r in g["bob_untouched"].rows} == {"stub"}
+    assert {r.status for r in g["erin_syntax_error"].rows if r.exercise == "numel"} == {"missing"}
+    stuck = g["carol_stuck_cell"].cell_errors
+    assert len(stuck) == 1 and "did not finish within 3 s" in stuck[0]["error"]
+    hog = g["grace_memory_hog"].cell_errors
+    assert len(hog) == 1 and hog[0]["error"].startswith("MemoryError")
+
+
+def test_csv(graded):
+    with open(graded["out"] / "grades.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    body = rows[1:]
+    n_tests = len(CP.tests) + 1
+    assert len(body) == len(graded["expected"]) * n_tests
+    alice = [r for r in body if r[0] == "alice_solution"]
+    assert sum(int(r[3]) for r in alice) == sum(int(r[4]) for r in alice) == FULL + 2
+    assert {r[1] for r in body} == {STEM}
+    missing = [r for r in body if r[0] == "ivan_missing"]
+    assert {r[5] for r in missing} == {"no-notebook"} and all(r[3] == "0" for r in missing)
+    # a failed hidden test does not leak its expected value or hint
+    bob_hidden = next(r for r in body if r[0] == "bob_untouched" and r[2] == "numel_of_a_big_shape")
+    assert bob_hidden[5] == "stub"
+    assert "secret" not in (graded["out"] / "grades.csv").read_text()
+
+
+def test_feedback_pages(graded):
+    for student in graded["expected"]:
+        page = (graded["out"] / "feedback" / student / f"{STEM}.html").read_text()
+        assert page.startswith("<!DOCTYPE html>") and student in page
+    alice = (graded["out"] / "feedback" / "alice_solution" / f"{STEM}.html").read_text()
+    assert f"<b>{FULL + 2} / {FULL + 2}</b>" in alice
+    assert "numel_of_a_big_shape (hidden test)" in alice and "secret hint" not in alice
+    erin = (graded["out"] / "feedback" / "erin_syntax_error" / f"{STEM}.html").read_text()
+    assert "SyntaxError" in erin
+
+
+def test_submissions_are_never_modified(graded):
+    assert _digest(graded["submitted"]) == graded["before"]
+
+
+def test_summary_table(graded):
+    logs = graded["logs"]
+    assert logs[0].split() == ["student", "points", "notebook", "notes"]
+    assert any(line.startswith("alice_solution") and f"{FULL + 2}/{FULL + 2}" in line
+               for line in logs)
+    assert logs[-1].startswith(f"graded {len(graded['expected'])} notebooks of {STEM} in ")
+
+
+def test_untouched_lessons_score_zero_and_solutions_full(tmp_path):
+    """Every lesson: the untouched notebook gets 0, the solution full marks."""
+    from stridegrad.course.paths import find_lessons
+
+    for lesson in find_lessons(ROOT):
+        for name, path in (("solution", lesson.solution_path), ("untouched", lesson.lesson_path)):
+            folder = tmp_path / lesson.stem / name / lesson.stem
+            folder.mkdir(parents=True)
+            (folder / f"{lesson.stem}.ipynb").write_bytes(path.read_bytes())
+        grades = {g.student: g for g in grade(tmp_path / lesson.stem, lesson.episode,
+                                              tmp_path / f"out{lesson.episode}", jobs=2,
+                                              log=lambda s: None)}
+        assert grades["solution"].points == grades["solution"].max_points > 0
+        assert grades["untouched"].points == 0 and grades["untouched"].status == "graded"
+
+
+def test_out_of_memory_death_is_named(tmp_path):
+    nb = _with_cell(_solution(), "import os, sys\nsys.stderr.write('MemoryError\\n')\n"
+                                 "sys.stderr.flush()\nos._exit(1)")
+    path = tmp_path / f"{STEM}.ipynb"
+    path.write_text(json.dumps(nb))
+    out = run_notebook(path, "01", timeout=30, memory=512)
+    assert out["status"] == "out-of-memory" and "limit 512 MB" in out["message"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["grade", "{tmp}/nowhere", "--lesson", "01", "--out", "{tmp}/o"], "no folder"),
+    (["grade", "{tmp}/sub", "--lesson", "42", "--out", "{tmp}/o"], "no checkpoint for episode 42"),
+    (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o", "--extra-tests", "{tmp}/bad.py"],
+     "syntax error on line 1"),
+    (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o", "--jobs", "0"],
+     "--jobs must be at least 1, got 0"),
+    (["grade", "{tmp}/empty", "--lesson", "01", "--out", "{tmp}/o"], "has no student folders"),
+])
+def test_tool_errors_exit_2(tmp_path, capsys, args, message):
+    (tmp_path / "sub" / "alice").mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad.py").write_text("def (:\n")
+    assert cli([a.format(tmp=tmp_path) for a in args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_grade_validates_arguments(tmp_path):
+    with pytest.raises(GradeError, match="--memory is in MB"):
+        grade(tmp_path, "01", tmp_path / "o", memory=8)
+
+
+def test_check_command(capsys):
+    assert cli(["check", str(ROOT / "solutions" / f"{STEM}.ipynb")]) == 0
+    assert f"{FULL}/{FULL} points, all passed" in capsys.readouterr().out
+    assert cli(["check", str(ROOT / "lessons" / f"{STEM}.ipynb")]) == 1
+    out = capsys.readouterr().out
+    assert "0/26 points" in out and "numel (6 tests)" in out and "cell 4 raised NotImplemented" in out
+    assert cli(["check", "nowhere.ipynb"]) == 2
