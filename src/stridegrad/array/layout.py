@@ -24,11 +24,14 @@ from itertools import chain, repeat
 Shape = tuple[int, ...]
 Strides = tuple[int, ...]
 Index = tuple[int, ...]
+#: A strided view over a flat storage list: ``(storage, shape, strides, offset)``.
+View = tuple[list, Shape, Strides, int]
 
 __all__ = [
     "Shape",
     "Strides",
     "Index",
+    "View",
     "numel",
     "contiguous_strides",
     "index_to_offset",
@@ -42,6 +45,10 @@ __all__ = [
     "broadcast_shapes",
     "broadcast_strides",
     "iter_offsets",
+    "map_unary",
+    "map_binary",
+    "sum_axis",
+    "reduce_axis",
 ]
 
 
@@ -608,3 +615,170 @@ def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
             span = d * s
             positions = list(chain.from_iterable(range(p, p + span, s) for p in positions))
     return positions
+
+
+# ---------------------------------------------------------------------------
+# Kernels over flat storage (episode 03): each reads a view through its layout
+# and writes a fresh row-major list. StridedArray's own ops do the same with a
+# few more shortcuts.
+
+
+def map_unary(fn, x: View) -> list:
+    """Apply ``fn`` to every element of a view: a unary elementwise op.
+
+    Shape contract: a view of shape ``S`` -> a new list of ``numel(S)`` values,
+    the row-major storage of the result (so its strides are
+    ``contiguous_strides(S)`` and its offset 0). The storage of ``x`` is not
+    modified, and ``fn`` is called once per element, in row-major order.
+
+    Stands for the loop::
+
+        out = []
+        for p in iter_offsets(shape, strides, offset):
+            out.append(fn(storage[p]))
+
+    Args:
+        fn: a function of one value.
+        x: the view, a tuple ``(storage, shape, strides, offset)``.
+
+    Returns:
+        The list of ``fn(v)`` for the view's values ``v`` in row-major order.
+
+    Example:
+        >>> map_unary(lambda v: -v, ([0, 1, 2, 3], (2, 2), (1, 2), 0))   # a transpose
+        [0, -2, -1, -3]
+    """
+    storage, shape, strides, offset = x
+    return [fn(storage[p]) for p in iter_offsets(shape, strides, offset)]
+
+
+def map_binary(fn, x: View, y: View) -> list:
+    """Apply ``fn`` to matching elements of two views of the same shape.
+
+    Shape contract: ``S, S -> numel(S)`` values in row-major order; the element
+    at each index is ``fn(x[index], y[index])``. The two views may have
+    different strides and offsets, and may share one storage.
+
+    Stands for the loop::
+
+        out = []
+        for p, q in zip(iter_offsets(*x_layout), iter_offsets(*y_layout)):
+            out.append(fn(x_storage[p], y_storage[q]))
+
+    Args:
+        fn: a function of two values (``x``'s first).
+        x, y: the views, each a tuple ``(storage, shape, strides, offset)``.
+
+    Returns:
+        The list of results in row-major order.
+
+    Raises:
+        ValueError: if the shapes differ (naming both; broadcasting is episode 04).
+
+    Example:
+        >>> map_binary(lambda a, b: a - b, ([5, 7], (2,), (1,), 0), ([1, 2], (2,), (1,), 0))
+        [4, 5]
+    """
+    xs, x_shape, x_strides, x_offset = x
+    ys, y_shape, y_strides, y_offset = y
+    if tuple(x_shape) != tuple(y_shape):
+        raise ValueError(f"shapes {tuple(x_shape)} and {tuple(y_shape)} differ: "
+                         "an elementwise op needs equal shapes")
+    return [fn(xs[p], ys[q]) for p, q in zip(iter_offsets(x_shape, x_strides, x_offset),
+                                             iter_offsets(y_shape, y_strides, y_offset))]
+
+
+def sum_axis(x: View, axis: int, keepdims: bool = False) -> tuple[list, Shape]:
+    """Sum a view along one axis.
+
+    Shape contract: ``(d0, ..., dn-1)`` summed over ``axis = k`` -> the shape
+    without ``dk``, or with ``dk`` replaced by 1 when ``keepdims``; the values
+    come back as a new row-major list. A negative ``axis`` counts from the end.
+    An axis of size 0 sums to 0.
+
+    The reduced axis becomes the inner loop; the other axes are the view with
+    that axis left out.
+
+    Stands for the loop::
+
+        for start in iter_offsets(shape without axis, strides without axis, offset):
+            total = 0
+            for j in range(shape[axis]):
+                total += storage[start + j * strides[axis]]
+            out.append(total)
+
+    Args:
+        x: the view, a tuple ``(storage, shape, strides, offset)``.
+        axis: the axis to sum over, in ``range(-ndim, ndim)``.
+        keepdims: keep the summed axis as a size-1 dimension.
+
+    Returns:
+        ``(values, shape)`` of the result.
+
+    Raises:
+        ValueError: if ``axis`` is out of range.
+
+    Example:
+        >>> sum_axis((list(range(6)), (2, 3), (3, 1), 0), axis=1, keepdims=True)
+        ([3, 12], (2, 1))
+    """
+    storage, shape, strides, offset = x
+    shape, strides = tuple(shape), tuple(strides)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {len(shape)}")
+    axis %= len(shape)  # -1 is the last axis
+    rest_shape = shape[:axis] + shape[axis + 1:]
+    rest_strides = strides[:axis] + strides[axis + 1:]
+    size, step = shape[axis], strides[axis]
+    values = []
+    for start in iter_offsets(rest_shape, rest_strides, offset):
+        total = 0
+        for j in range(size):
+            total += storage[start + j * step]
+        values.append(total)
+    out_shape = shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rest_shape
+    return values, out_shape
+
+
+def reduce_axis(fn, x: View, axis: int, keepdims: bool = False) -> tuple[list, Shape]:
+    """Reduce a view along one axis with ``fn``, a function of a list of values.
+
+    Shape contract: as :func:`sum_axis`. For each position of the other axes,
+    ``fn`` gets the list of values along ``axis`` in index order (index 0
+    first) and returns one value: ``sum``, ``max``, ``min``, a mean
+    (``lambda v: sum(v) / len(v)``), ...
+
+    Stands for the loop::
+
+        for start in iter_offsets(shape without axis, strides without axis, offset):
+            out.append(fn([storage[start + j * strides[axis]]
+                           for j in range(shape[axis])]))
+
+    Args:
+        fn: a function from a list of values to one value.
+        x: the view, a tuple ``(storage, shape, strides, offset)``.
+        axis: the axis to reduce, in ``range(-ndim, ndim)``.
+        keepdims: keep the reduced axis as a size-1 dimension.
+
+    Returns:
+        ``(values, shape)`` of the result.
+
+    Raises:
+        ValueError: if ``axis`` is out of range.
+
+    Example:
+        >>> reduce_axis(max, (list(range(6)), (2, 3), (3, 1), 0), axis=0)
+        ([3, 4, 5], (3,))
+    """
+    storage, shape, strides, offset = x
+    shape, strides = tuple(shape), tuple(strides)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {len(shape)}")
+    axis %= len(shape)  # -1 is the last axis
+    rest_shape = shape[:axis] + shape[axis + 1:]
+    rest_strides = strides[:axis] + strides[axis + 1:]
+    size, step = shape[axis], strides[axis]
+    values = [fn([storage[start + j * step] for j in range(size)])
+              for start in iter_offsets(rest_shape, rest_strides, offset)]
+    out_shape = shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rest_shape
+    return values, out_shape

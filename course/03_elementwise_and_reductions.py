@@ -1,0 +1,293 @@
+# %% [markdown]
+# # 03 · Elementwise ops and reductions
+#
+# Views cost nothing to make; now we compute with them. Almost every operation
+# in a deep-learning library is one of two kinds. An **elementwise** op (`-x`,
+# `exp(x)`, `x + y`, `x * y`) makes one output per element. A **reduction**
+# (`sum`, `mean`, `max`) collapses one axis into a single number per position
+# of the others. Both have to read their inputs through shape, strides and
+# offset, whatever view they are handed.
+#
+# **By the end you can**
+#
+# - visit the elements of any strided view in row-major order (`iter_offsets`);
+# - apply a function to every element of a view (`map_unary`) and to matching
+#   elements of two views of the same shape (`map_binary`);
+# - sum a view along one axis, with or without `keepdims` (`sum_axis`), and
+#   reduce with any function: max, min, mean (`reduce_axis`);
+# - explain why reducing a transposed view needs no copy.
+#
+# In this episode a view is one tuple, `x = (storage, shape, strides, offset)`,
+# and every result is a **fresh list in row-major order**: a contiguous array
+# whose strides follow from its shape.
+
+# %%
+#| setup
+from stridegrad.course import check
+from stridegrad.array.layout import Shape, Strides, View  # names used in the signatures
+from stridegrad.array.layout import numel, permute_layout  # episodes 01-02
+from stridegrad.viz import storage_picture
+from itertools import chain, repeat
+import matplotlib.pyplot as plt
+
+# %% [markdown]
+# ## Our views
+#
+# Six numbers seen as a `(2, 3)` matrix `m`, and the same storage seen as its
+# transpose `mt` (episode 02: swap the shape and the strides). `nested` turns a
+# row-major list back into nested lists, so results are easy to read.
+
+# %%
+six = [0, 1, 2, 3, 4, 5]
+m = (six, (2, 3), (3, 1), 0)   # [[0, 1, 2], [3, 4, 5]]
+mt = (six, *permute_layout((2, 3), (3, 1), (1, 0)), 0)   # [[0, 3], [1, 4], [2, 5]]
+
+
+def nested(values, shape):
+    """A row-major list of values as nested lists of the given shape."""
+    if not shape:
+        return values[0]
+    step = numel(shape[1:])
+    return [nested(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
+
+
+mt
+
+# %% [markdown]
+# ## Exercise 1 · `iter_offsets`: visiting a view
+#
+# Every op in this episode starts the same way: list the storage positions of
+# the view's elements, in row-major order of the view's indices. For a
+# `(2, 3)` view that is two nested loops, `i` outside and `j` inside, each
+# position being `offset + i * strides[0] + j * strides[1]`. For any number of
+# dimensions, build the list one dimension at a time: start from `[offset]`
+# and, for each dimension, replace every position `p` by its run
+# `p, p + s, ..., p + (d - 1) * s`. After the last dimension, the runs of the
+# last axis sit side by side, which is row-major order.
+#
+# The transpose `mt` visits `0, 3, 1, 4, 2, 5`:
+
+# %%
+storage_picture((3, 2), (1, 3), 0, storage_size=6, title="mt: shape (3, 2), strides (1, 3)")
+plt.show()
+
+# %% [markdown]
+# Two cases to keep in mind: a 0-d view (shape `()`) has exactly one element,
+# at the offset, and a view with a size-0 axis has none. A stride of 0 simply
+# reads the same position again (episode 04 builds broadcasting on that).
+
+# %%
+#| exercise: stridegrad.array.layout.iter_offsets
+#| hint: positions = [offset]; for each (d, s): positions = [p + i * s for p in positions for i in range(d)]
+
+# %%
+#| calls-exercise
+iter_offsets((2, 3), (3, 1)), iter_offsets((3, 2), (1, 3)), iter_offsets((), (), 4)
+
+# %%
+#| check: iter_offsets
+
+# %% [markdown]
+# ## Exercise 2 · `map_unary`: one output per element
+#
+# Negation, `exp`, `relu`, `abs`: a unary elementwise op reads each element of
+# the view and writes `fn(value)` into the result. Read in the view's order
+# (your `iter_offsets`), write in plain row-major order, and leave the input's
+# storage alone. The result of mapping `mt` is a *contiguous* `(3, 2)` array,
+# whatever the strides of `mt` were.
+
+# %%
+#| exercise: stridegrad.array.layout.map_unary
+#| hint: unpack storage, shape, strides, offset = x; return [fn(storage[p]) for p in iter_offsets(...)]
+
+# %%
+#| calls-exercise
+relu = lambda v: v if v > 0 else 0
+nested(map_unary(lambda v: 10 * v, mt), mt[1]), map_unary(relu, ([-2, 3, -1, 4], (4,), (1,), 0))
+
+# %%
+#| check: map_unary
+
+# %% [markdown]
+# ## Exercise 3 · `map_binary`: two views, one index
+#
+# `x + y` adds the elements at the **same index**, not at the same storage
+# position. The two views may have different strides and offsets, even share
+# one storage: `m + m.T` makes sense for a square matrix. Walk both with
+# their own `iter_offsets` side by side.
+#
+# This episode needs equal shapes: check them and raise `ValueError` naming
+# both shapes otherwise. (Comparing element counts is not enough: `(2, 3)` and
+# `(3, 2)` both hold six.) Episode 04 relaxes this with broadcasting.
+
+# %%
+#| exercise: stridegrad.array.layout.map_binary
+#| hint: raise ValueError if the shapes differ, then zip(iter_offsets(x's layout), iter_offsets(y's layout))
+
+# %%
+#| calls-exercise
+sq = [1, 2, 3, 4]
+a, a_t = (sq, (2, 2), (2, 1), 0), (sq, (2, 2), (1, 2), 0)
+nested(map_binary(lambda u, v: u + v, a, a_t), (2, 2))   # [[1, 2], [3, 4]] + its transpose
+
+# %%
+#| check: map_binary
+
+# %% [markdown]
+# ## Reductions: collapsing one axis
+#
+# `sum(m, axis=0)` adds **down** the columns (the index along axis 0 changes,
+# the others stay): `[0 + 3, 1 + 4, 2 + 5] = [3, 5, 7]`, shape `(3,)`.
+# `sum(m, axis=1)` adds **along** each row: `[3, 12]`, shape `(2,)`. The
+# reduced axis disappears from the shape, unless you ask for `keepdims=True`,
+# which leaves a 1 in its place: `(1, 3)` and `(2, 1)`. The picture shows
+# which storage cells feed each output.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(8, 2.6))
+for ax, axis in zip(axes, (0, 1)):
+    for i in range(2):
+        for j in range(3):
+            group = j if axis == 0 else i
+            ax.add_patch(plt.Rectangle((j, -i), 0.92, 0.92, color=plt.cm.tab10(group)))
+            ax.text(j + 0.46, -i + 0.46, str(3 * i + j), ha="center", va="center", color="white")
+    outs = [(j, -1.6, f"{j + j + 3}") for j in range(3)] if axis == 0 else \
+        [(3.4, -i, f"{3 + 9 * i}") for i in range(2)]
+    for k, (px, py, text) in enumerate(outs):
+        ax.text(px + 0.46, py + 0.46, text, ha="center", va="center", fontsize=12,
+                color=plt.cm.tab10(k), fontweight="bold")
+    shape = "(3,), keepdims (1, 3)" if axis == 0 else "(2,), keepdims (2, 1)"
+    ax.set_title(f"sum over axis {axis}: shape {shape}", fontsize=10)
+    ax.set_xlim(-0.2, 4.5)
+    ax.set_ylim(-1.8, 1.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## Exercise 4 · `sum_axis`: sum along one axis
+#
+# Here is the trick that makes this short. Take the view **without** the
+# reduced axis: drop its size and its stride. Its `iter_offsets` are exactly
+# the starting positions of the groups to add, one per output, already in
+# row-major order of the result. From each start, step `strides[axis]` cells,
+# `shape[axis]` times, adding as you go. For `m` and `axis=0`: the view
+# without axis 0 is shape `(3,)`, stride `(1,)`, so starts `0, 1, 2`, and each
+# adds the cell 3 further on.
+#
+# Return `(values, shape)`. A negative `axis` counts from the end (`-1` is the
+# last axis); an axis that does not exist is a `ValueError`. An axis of size 0
+# sums to 0, the sum of nothing.
+
+# %%
+#| exercise: stridegrad.array.layout.sum_axis
+#| hint: drop axis from shape and strides; for each start in iter_offsets(rest...), add storage[start + j * strides[axis]] for j in range(shape[axis])
+
+# %%
+#| calls-exercise
+sum_axis(m, 0), sum_axis(m, 1), sum_axis(m, 1, keepdims=True)
+
+# %% [markdown]
+# ### Why `keepdims`?
+#
+# To centre each row of `m`, subtract the row means. With `keepdims=True` the
+# sums have shape `(2, 1)`, which lines up with `(2, 3)`: each row of the
+# result is matched with one row of `m`. Episode 04 makes that pairing
+# automatic (broadcasting); here we spell it out with a stride of 0 along the
+# columns, which repeats each row's total three times.
+
+# %%
+#| calls-exercise
+sums, shape = sum_axis(m, 1, keepdims=True)   # [3, 12], shape (2, 1)
+means = ([s / 3 for s in sums], (2, 3), (1, 0), 0)   # stride 0: each mean repeated along a row
+nested(map_binary(lambda v, mu: v - mu, m, means), (2, 3))
+
+# %% [markdown]
+# ### Why reducing a transposed view still works
+#
+# `sum_axis(mt, 0)` sums the columns of `mt`, which are the rows of `m`. It
+# never copies `mt` into row-major order: its loops just follow `mt`'s
+# strides, and they read exactly the cells that `sum_axis(m, 1)` reads, in the
+# same order. The view changes **which** cells form a group, never **how**
+# the kernel works.
+
+# %%
+#| calls-exercise
+print("sum_axis(mt, 0):", sum_axis(mt, 0), "  sum_axis(m, 1):", sum_axis(m, 1))
+
+# %%
+#| check: sum_axis
+
+# %% [markdown]
+# ## Exercise 5 · `reduce_axis`: max, min, mean, ... with one function
+#
+# `sum_axis` hard-codes "add". Make the reduction a parameter: for each
+# output, collect the values along `axis` into a list **in index order**
+# (index 0 first) and call `fn` on the list once. Then `max`, `min`, `sum`
+# and a mean are all one line. Index order matters for functions that care
+# about position (think `argmax`, or "the first value").
+#
+# (NumPy's `max` of an empty axis is an error, since `max` has no starting
+# value as `sum` has 0. Python's `max([])` raises too, so `reduce_axis`
+# inherits that for free.)
+
+# %%
+#| exercise: stridegrad.array.layout.reduce_axis
+#| hint: as in sum_axis, but build the list [storage[start + j * strides[axis]] for j in range(shape[axis])] and append fn(that list)
+
+# %%
+#| calls-exercise
+mean = lambda values: sum(values) / len(values)
+reduce_axis(max, m, 1), reduce_axis(min, mt, 1), reduce_axis(mean, m, 0, keepdims=True)
+
+# %%
+#| check: reduce_axis
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done. Points are what an
+# instructor's `stridegrad grade` would give this notebook.
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in NumPy and PyTorch
+#
+# | here | NumPy | PyTorch |
+# |---|---|---|
+# | `iter_offsets` | `np.nditer(a)` (C-order), done in C inside every ufunc | `TensorIterator` in ATen (C++) |
+# | `map_unary(fn, x)` | ufuncs: `np.negative(a)`, `np.exp(a)` | `torch.neg(t)`, `t.exp()` |
+# | `map_binary(fn, x, y)` | `np.add(a, b)`, `a * b` (with broadcasting) | `torch.add(t, u)`, `t * u` |
+# | `sum_axis(x, axis, keepdims)` | `a.sum(axis=1, keepdims=True)` | `t.sum(dim=1, keepdim=True)` |
+# | `reduce_axis(max, ...)` | `a.max(axis=1)`; `np.add.reduce` | `t.amax(dim=1)`; `t.max(dim=1)` also returns the indices |
+#
+# The names differ a little (`axis`/`keepdims` in NumPy and the Array API,
+# `dim`/`keepdim` in PyTorch), but the shapes agree:
+
+# %%
+import numpy as np
+
+a = np.arange(6).reshape(2, 3)
+print("sum axis 0:", a.sum(axis=0).tolist(), "  axis 1 keepdims:", a.sum(axis=1, keepdims=True).tolist())
+print("transpose, sum axis 0:", a.T.sum(axis=0).tolist(), "  max axis 1:", a.max(axis=1).tolist())
+
+# %% [markdown]
+# Real libraries make these loops fast by running them in C, and by choosing
+# the loop order themselves: summing `mt` over axis 0 reads storage in order
+# if the kernel walks `m`'s layout instead. That is the same result with a
+# memory-friendly order. `stridegrad.array` stays in Python, for clarity.
+#
+# ## Going further
+#
+# 1. **Several axes at once.** Write `sum_axes(x, axes, keepdims=False)` for a
+#    tuple of axes. Is `sum_axis` twice, once per axis, enough? What shape is
+#    in between, and what happens to the axis numbers after the first sum?
+# 2. **Argmax.** Write `argmax_axis(x, axis)`: the index (along `axis`) of the
+#    largest value, the first one on ties. Why does exercise 5's "index order"
+#    matter here, and what does the flipped view `x[::-1]` give?
+# 3. **Floating-point sums.** `sum([0.1] * 10) == 1.0` is False. Look up
+#    pairwise summation (NumPy uses it) and `math.fsum`. Does the order in
+#    which `sum_axis` visits the elements change the result for floats?

@@ -1,0 +1,333 @@
+# %% [markdown]
+# # 04 · Broadcasting
+#
+# You want to add a bias to every row of a matrix, or subtract each column's
+# mean from that column. The two operands have different shapes, and writing a
+# loop (or copying the small one until it is as big as the other) every time
+# would be tedious and wasteful. **Broadcasting** is the rule that lets
+# `x + y` work when the shapes differ in a regular way, and it costs no copy
+# at all: the small operand is *read* as if it were big.
+#
+# **By the end you can**
+#
+# - state the three broadcasting rules and apply them by hand;
+# - compute the shape two arrays broadcast to (`broadcast_shapes`), or say why
+#   they do not;
+# - explain broadcasting as a **stride-0 view** and compute those strides
+#   (`broadcast_strides`);
+# - write an elementwise operation on two broadcast operands over flat storage
+#   (`broadcast_binary`);
+# - spot the common broadcasting mistakes before they cost you an afternoon.
+
+# %%
+#| setup
+from stridegrad.course import check
+from stridegrad.array.layout import Shape, Strides, contiguous_strides  # episode 01
+import operator
+import matplotlib.pyplot as plt
+import numpy as np
+import stridegrad.array as sa
+
+# %% [markdown]
+# ## A column plus a matrix
+#
+# Here is a column `x` of shape `(3, 1)` and a matrix `y` of shape `(3, 4)`.
+# Adding them adds `x`'s single number in each row to *every* number of that
+# row of `y`: the column is stretched sideways to four columns.
+
+# %%
+x = sa.asarray([[0], [10], [20]])
+y = sa.reshape(sa.arange(12), (3, 4))
+print("x.shape", x.shape, " y.shape", y.shape)
+(x + y).tolist()
+
+# %% [markdown]
+# In the picture, each box of the stretched `x` shows the storage position it
+# reads. The four columns read the **same** three numbers: the pale copies
+# are not in memory, they are only how `x` is read.
+
+# %%
+def draw_grid(ax, labels, shade, title):
+    """A grid of boxes: labels[r][c] written in each, shade[r][c] in [0, 1] sets the colour."""
+    for r, row in enumerate(labels):
+        for c, label in enumerate(row):
+            ax.add_patch(plt.Rectangle((c, -r), 0.92, 0.92, color=plt.cm.Blues(0.25 + 0.6 * shade[r][c])))
+            ax.text(c + 0.46, -r + 0.46, str(label), ha="center", va="center", fontsize=9)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlim(-0.1, len(labels[0]) + 0.1)
+    ax.set_ylim(-2.2, 1.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+fig, axes = plt.subplots(1, 3, figsize=(10, 2.8), gridspec_kw={"width_ratios": [1.6, 4, 4]})
+draw_grid(axes[0], [[0], [1], [2]], [[1], [1], [1]], "x: shape (3, 1)\nstorage positions")
+draw_grid(axes[1], [[r] * 4 for r in range(3)], [[1, 0, 0, 0]] * 3,
+          "x read as (3, 4): strides (1, 0)\npale = the same cell again")
+draw_grid(axes[2], [[x_ + y_ for y_ in range(4 * r, 4 * r + 4)] for r, x_ in enumerate((0, 10, 20))],
+          [[1] * 4] * 3, "x + y: shape (3, 4)\nvalues")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## The rules
+#
+# NumPy, PyTorch and every array library since follow the same three rules.
+# To combine two shapes:
+#
+# 1. **Align them from the right**, like numbers you are about to add by hand.
+# 2. A **missing** dimension (the shorter shape has run out) counts as size 1.
+# 3. In each column the sizes must be **equal, or one of them is 1**; a size 1
+#    **stretches** to the other size. The result takes the larger size.
+#
+# Anything else is an error. Some examples, aligned from the right:
+#
+# | a | b | result | why |
+# |---|---|---|---|
+# | `(3, 1)` | `(3, 4)` | `(3, 4)` | 1 stretches to 4 |
+# | `(4,)` | `(3, 4)` | `(3, 4)` | missing dim counts as 1, stretches to 3 |
+# | `()` | `(2, 3)` | `(2, 3)` | a scalar stretches everywhere |
+# | `(4, 1, 3)` | `(5, 1)` | `(4, 5, 3)` | each shape stretches the other |
+# | `(3,)` | `(3, 4)` | error | 3 lines up with 4, not with 3 |
+# | `(2, 3)` | `(4, 3)` | error | 2 is not 1: it does not stretch |
+#
+# The fifth row surprises people who align from the left. Aligning from the
+# right is what makes a vector of length 4 combine with each **row** of a
+# `(3, 4)` matrix, which is by far the most common case (a bias per feature).
+
+# %% [markdown]
+# ## Exercise 1 · `broadcast_shapes`: the shape of the result
+#
+# Write the rules as a function of any number of shapes. Start from a result
+# of all 1s as long as the longest shape, then go through the shapes and, for
+# each column counted from the right, let a size other than 1 set the result
+# (or clash with it). When sizes clash, raise a `ValueError` whose message
+# names both shapes, so the person reading it knows what to fix.
+
+# %%
+#| exercise: stridegrad.array.layout.broadcast_shapes
+#| hint: out = [1] * longest length; for each shape and k = 1, 2, ... compare s[-k] with out[-k]
+
+# %%
+#| calls-exercise
+broadcast_shapes((3, 1), (3, 4)), broadcast_shapes((4,), (3, 4)), broadcast_shapes((4, 1, 3), (5, 1))
+
+# %%
+#| check: broadcast_shapes
+
+# %% [markdown]
+# ## Broadcasting is a view with stride 0
+#
+# How can `x` be read as `(3, 4)` without copying? Recall from episode 02
+# that a view is a new shape and new strides over the same storage, and that
+# a stride says how far to move in storage for one step along a dimension.
+# Give the stretched dimension **stride 0**: stepping along it does not move
+# at all, so every column reads the same element. The storage stays the three
+# numbers it was.
+
+# %%
+xb = sa.broadcast_to(x, (3, 4))
+print("shape  ", xb.shape)
+print("strides", xb.strides)
+print("storage", xb.storage, "<- still 3 numbers")
+xb.tolist()
+
+# %% [markdown]
+# A dimension the operand does not have at all (rule 2) is added on the left,
+# also with stride 0. Dimensions that already have the right size keep the
+# stride they had, whatever it was: a transposed or sliced operand broadcasts
+# just as well.
+
+# %% [markdown]
+# ## Exercise 2 · `broadcast_strides`: the view's strides
+#
+# Given an operand's `shape` and `strides` and the `target_shape` to read it
+# as, return the strides of that view: 0 for every new leading dimension and
+# every size-1 dimension, the old stride for the others. If a size is neither
+# 1 nor the target's size, or the target has fewer dimensions, raise a
+# `ValueError`: broadcasting only ever stretches and adds, it never shrinks.
+
+# %%
+#| exercise: stridegrad.array.layout.broadcast_strides
+#| hint: lead = len(target_shape) - len(shape); start with [0] * lead, then 0 for each size 1, else the old stride
+
+# %%
+#| calls-exercise
+broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 4))
+
+# %%
+#| check: broadcast_strides
+
+# %% [markdown]
+# ## Exercise 3 · `broadcast_binary`: an operation on two broadcast operands
+#
+# Now the payoff. With both operands read through broadcast strides, an
+# elementwise operation on different shapes is the same loop as on equal
+# shapes: for every index of the result shape, read `x` and `y` *through their
+# own strides*, apply `op`, and append. Your index arithmetic from episode 01
+# does the reading (`offset_to_index` walks the indices in row-major order,
+# `index_to_offset` finds each operand's element).
+#
+# The function takes the strides ready made, so it can be checked on its own;
+# the cell after it puts all three exercises together.
+
+# %%
+#| exercise: broadcast_binary
+#| hint: for k in range(numel(shape)): index = offset_to_index(k, shape), then read x and y with index_to_offset
+from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # episode 01
+
+
+def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Strides,
+                     shape: Shape) -> list:
+    """``op`` applied elementwise to two operands read as ``shape`` through their strides.
+
+    Shape contract: ``x_strides`` and ``y_strides`` have one entry per dimension
+    of ``shape`` (0 where that operand is broadcast). Returns the flat
+    row-major storage of the result: ``numel(shape)`` values, element ``k``
+    being ``op(x[...], y[...])`` at index ``offset_to_index(k, shape)``.
+
+    Example:
+        >>> broadcast_binary(operator.add, [0, 10], (1, 0), [1, 2, 3], (0, 1), (2, 3))
+        [1, 2, 3, 11, 12, 13]
+    """
+    ### BEGIN SOLUTION
+    out = []
+    for k in range(numel(shape)):
+        index = offset_to_index(k, shape)
+        out.append(op(x[index_to_offset(index, x_strides)], y[index_to_offset(index, y_strides)]))
+    return out
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+def add(x, x_shape, y, y_shape):
+    """x + y for two contiguous flat arrays: your three exercises together."""
+    shape = broadcast_shapes(x_shape, y_shape)
+    xs = broadcast_strides(x_shape, contiguous_strides(x_shape), shape)
+    ys = broadcast_strides(y_shape, contiguous_strides(y_shape), shape)
+    return broadcast_binary(operator.add, x, xs, y, ys, shape), shape
+
+
+add([0, 10, 20], (3, 1), list(range(12)), (3, 4))
+
+# %%
+#| check: broadcast_binary
+
+# %% [markdown]
+# ## Play with it
+#
+# Type two shapes (`3, 1` or `(3, 1)`; an empty box is a scalar). The
+# explorer aligns them from the right, colours the dimensions that stretch,
+# shows the strides that read each operand as the result, and gives the
+# result shape, or the exact error `broadcast_shapes` raises. Try `(3,)`
+# with `(3, 4)`, then `(3, 1)` with `(3, 4)`; `(8, 1, 6, 1)` with
+# `(7, 1, 5)`; `(2, 3)` with `(3, 2)`.
+
+# %%
+from stridegrad.viz import broadcast_explorer
+
+explorer = broadcast_explorer((3, 1), (3, 4))
+explorer
+
+# %% [markdown]
+# Without a running kernel (on a static page) the widget cannot show; here is
+# what it shows for `(3,)` and `(3, 4)`, read from its state:
+
+# %%
+explorer.text_a.value = "3"
+print("result:", explorer.result)
+print("error: ", explorer.error)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **The silent outer product.** A vector of shape `(3,)` and a column of
+# shape `(3, 1)` broadcast to `(3, 3)`, not `(3,)`. This is the classic bug
+# in a hand-written loss: predictions come out of a model as `(N, 1)`, the
+# targets are `(N,)`, and `pred - target` is an `(N, N)` matrix whose mean is
+# a number, just the wrong one. No error is raised.
+
+# %%
+pred = np.array([[1.0], [2.0], [3.0]])  # (3, 1), as a model with one output gives it
+target = np.array([1.0, 2.0, 3.0])  # (3,)
+print("pred - target has shape", (pred - target).shape)
+print("mean squared error, wrong:", np.mean((pred - target) ** 2))
+print("mean squared error, right:", np.mean((pred[:, 0] - target) ** 2))
+
+# %% [markdown]
+# **Aligning from the left.** You want to add a per-row value `(3,)` to a
+# `(3, 4)` matrix. By the rules the `3` lines up with the `4` and it fails.
+# Make the intent explicit with a size-1 dimension: `v[:, None]` (NumPy,
+# PyTorch) or `reshape(3, 1)` gives a column.
+
+# %%
+v = np.array([100, 200, 300])
+m = np.arange(12).reshape(3, 4)
+try:
+    m + v
+except ValueError as err:
+    print("ValueError:", err)
+(m + v[:, None]).tolist()
+
+# %% [markdown]
+# **Writing through a stride-0 view.** All the stretched elements of a
+# broadcast view are *one* element of storage, so writing to one writes to
+# all of them. NumPy and our array refuse: broadcast views are read-only.
+# And an in-place `a += b` cannot broadcast `a` itself: the result must fit
+# in `a`'s own storage.
+
+# %%
+print("writeable:", np.broadcast_to(v, (2, 3)).flags.writeable, "| ours read-only:", xb.readonly)
+a = np.zeros((3, 1))
+try:
+    a += np.ones((3, 4))
+except ValueError as err:
+    print("ValueError:", err)
+
+# %% [markdown]
+# **Size 2 is not size 1.** Only size 1 stretches. If two sizes differ and
+# neither is 1, the shapes are wrong somewhere upstream; do not "fix" it by
+# repeating data until they match.
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done.
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in NumPy and PyTorch
+#
+# | here | NumPy | PyTorch |
+# |---|---|---|
+# | `broadcast_shapes(a, b)` | `np.broadcast_shapes(a, b)` | `torch.broadcast_shapes(a, b)` |
+# | `broadcast_strides` + a view | `np.broadcast_to(x, shape)` (read-only, strides 0) | `x.expand(*shape)`, `x.broadcast_to(shape)` (stride 0) |
+# | `broadcast_binary` | every ufunc: `np.add(x, y)` | every elementwise op: `torch.add(x, y)` |
+# | a size-1 dim for the intent | `v[:, None]`, `np.expand_dims` | `v[:, None]`, `v.unsqueeze(1)` |
+#
+# NumPy's error names both shapes, as ours does; PyTorch's names the
+# dimension: `The size of tensor a (3) must match the size of tensor b (4) at
+# non-singleton dimension 1`. `np.broadcast_to` strides are in bytes (stride
+# 0 is 0 in any unit).
+
+# %%
+print(np.broadcast_shapes((4, 1, 3), (5, 1)))
+print(np.broadcast_to(np.zeros((3, 1)), (3, 4)).strides, "bytes")
+
+# %% [markdown]
+# ## Going further
+#
+# 1. **Gradients flow back through a broadcast.** If `z = x + y` with `x` of
+#    shape `(3, 1)` and `y` of shape `(3, 4)`, the gradient arriving at `z` is
+#    `(3, 4)`, but `x.grad` must be `(3, 1)`. Write `sum_to_shape(grad, shape)`
+#    that sums over exactly the dimensions that were stretched or added.
+#    (Episode 08 builds on it; it is where autograd libraries get bugs.)
+# 2. **Views that do not start at 0.** Extend `broadcast_binary` with
+#    `x_offset` and `y_offset` so that it reads sliced views. Which of the
+#    checkpoint tests still pass unchanged?
+# 3. **Why stride 0 even when not stretched?** NumPy gives a size-1
+#    dimension stride 0 even when the target size is also 1. Why can any
+#    stride be used there, and what does `is_contiguous` from episode 02 say
+#    about such a dimension?

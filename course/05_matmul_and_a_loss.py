@@ -1,0 +1,436 @@
+# %% [markdown]
+# # 05 · Matmul and a loss
+#
+# Two operations carry most of deep learning: the **matrix product**, which
+# mixes numbers (every layer of a network is one), and a **loss**, one number
+# that says how wrong the predictions are. With both in hand you can already
+# fit a model, if you are willing to work out its gradients on paper. By the
+# end of this episode you will have done that once, and you will see why
+# nobody does it twice.
+#
+# **By the end you can**
+#
+# - compute a matrix product as dot products of strided rows and columns, on
+#   any view (transposed, broadcast) with no copy (`matmul_2d`);
+# - extend it to a batch of matrices, with a batch stride (`batched_matmul`);
+# - compute the mean squared error (`mse`);
+# - derive the gradients of a line fit by hand (`line_grads`) and use them to
+#   fit a line by gradient descent;
+# - say how much slower the pure-Python array is than NumPy, and why.
+
+# %%
+#| setup
+from stridegrad.course import check
+from stridegrad.array.layout import Shape, Strides  # episode 01
+import random
+import time
+import matplotlib.pyplot as plt
+import numpy as np
+import stridegrad.array as sa
+
+# %% [markdown]
+# ## A matrix product is a table of dot products
+#
+# For `a` of shape `(n, k)` and `b` of shape `(k, m)`, the product has shape
+# `(n, m)`, and its element `(i, j)` is the dot product of **row `i` of `a`**
+# with **column `j` of `b`**: `sum(a[i, p] * b[p, j] for p in range(k))`. The
+# inner sizes `k` must agree; they are used up by the sum.
+
+# %%
+def draw_matrix(ax, values, x0, title, rows=(), cols=(), cells=()):
+    """Boxes with values; highlight whole rows, whole columns or single cells."""
+    for r, row in enumerate(values):
+        for c, v in enumerate(row):
+            lit = r in rows or c in cols or (r, c) in cells
+            ax.add_patch(plt.Rectangle((x0 + c, -r), 0.92, 0.92, color="#f4a259" if lit else "#dde6f0"))
+            ax.text(x0 + c + 0.46, -r + 0.46, str(v), ha="center", va="center", fontsize=10)
+    ax.text(x0 + len(values[0]) / 2, 1.3, title, ha="center", fontsize=10)
+
+
+fig, ax = plt.subplots(figsize=(9, 3))
+draw_matrix(ax, [[1, 2, 3], [4, 5, 6]], 0, "a (2, 3): row 1", rows=(1,))
+draw_matrix(ax, [[7, 8], [9, 10], [11, 12]], 4.5, "b (3, 2): column 0", cols=(0,))
+draw_matrix(ax, [[58, 64], [139, 154]], 8, "a @ b (2, 2)", cells=((1, 0),))
+ax.text(3.7, 0.0, "@", fontsize=16, ha="center")
+ax.text(7.3, 0.0, "=", fontsize=16, ha="center")
+ax.text(5, -3.0, "4*7 + 5*9 + 6*11 = 139", ha="center", fontsize=11)
+ax.set_xlim(-0.3, 10.3)
+ax.set_ylim(-3.4, 1.8)
+ax.set_aspect("equal")
+ax.axis("off")
+plt.show()
+
+# %% [markdown]
+# ## Rows and columns are strided runs
+#
+# In flat storage, row `i` of `a` starts at `i * a_strides[0]` and each next
+# element is `a_strides[1]` further on. Column `j` of `b` starts at
+# `j * b_strides[1]` and steps by `b_strides[0]`. With strides, a row and a
+# column are the same kind of thing: a start and a step.
+#
+# That is why a transposed operand costs nothing: `b.T` is `b`'s storage with
+# the strides swapped, and the same loop reads it. A broadcast operand
+# (stride 0, episode 04) works too.
+
+# %%
+b = sa.reshape(sa.arange(7, 13), (3, 2))
+bt = b.T
+print("b  strides", b.strides, " storage", b.storage)
+print("b.T strides", bt.strides, "  same storage:", bt.storage is b.storage)
+
+# %% [markdown]
+# ## Exercise 1 · `matmul_2d`: the product of two strided matrices
+#
+# Write the triple loop over flat storage. For each `(i, j)`, walk row `i` of
+# `a` and column `j` of `b` together, `k` steps, summing the products, and
+# append the sum: the result is the flat, row-major storage of the `(n, m)`
+# product. Use the strides you are given, never assume they are contiguous:
+# the checkpoint hands you transposed and broadcast views. If the inner sizes
+# differ, raise a `ValueError` naming both shapes.
+
+# %%
+#| exercise: matmul_2d
+#| hint: for i in range(n), for j in range(m): sum a[i*as0 + p*as1] * b[p*bs0 + j*bs1] over p in range(k)
+def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
+              b: list, b_shape: Shape, b_strides: Strides) -> list:
+    """Matrix product of two rank-2 strided arrays over flat storage.
+
+    Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
+    lists read through any strides (transposed, sliced or broadcast views).
+    Returns the flat row-major storage of the product: element ``i * m + j``
+    is the dot product of row ``i`` of ``a`` and column ``j`` of ``b``.
+
+    Raises:
+        ValueError: naming both shapes, if the inner sizes differ.
+
+    Example:
+        >>> matmul_2d([1, 2, 3, 4], (2, 2), (2, 1), [1, 0, 0, 1], (2, 2), (2, 1))
+        [1, 2, 3, 4]
+    """
+    ### BEGIN SOLUTION
+    (n, k), (k2, m) = a_shape, b_shape
+    if k != k2:
+        raise ValueError(f"matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} are not "
+                         f"aligned: {k} != {k2}")
+    out = []
+    for i in range(n):
+        for j in range(m):
+            row, col = i * a_strides[0], j * b_strides[1]  # where row i and column j start
+            total = 0
+            for p in range(k):
+                total += a[row + p * a_strides[1]] * b[col + p * b_strides[0]]
+            out.append(total)
+    return out
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+print(matmul_2d([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), b.storage, b.shape, b.strides))
+print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides), "<- b.T @ b, no copy")
+
+# %%
+#| check: matmul_2d
+
+# %% [markdown]
+# ## Batched: one more loop, one more stride
+#
+# Networks multiply many matrices at once: a batch of inputs, or the heads of
+# an attention layer. A batch of `B` matrices of shape `(n, k)` is a rank-3
+# array of shape `(B, n, k)`, and matrix `t` starts at `t * strides[0]`. The
+# batched product multiplies matrix `t` of `a` by matrix `t` of `b`:
+# `(B, n, k) @ (B, k, m) -> (B, n, m)`.
+#
+# A batch stride of **0** is broadcasting again: every batch reads the same
+# matrix. That is how one weight matrix is applied to a whole batch of inputs
+# without being copied `B` times.
+
+# %% [markdown]
+# ## Exercise 2 · `batched_matmul`
+#
+# Same dot products as `matmul_2d`, with matrix `t` of each operand starting
+# at `t * strides[0]` and the row and column steps taken from `strides[1]` and
+# `strides[2]`. Raise a `ValueError` naming both shapes if the batch sizes or
+# the inner sizes differ.
+
+# %%
+#| exercise: batched_matmul
+#| hint: add an outer loop over t; row i of matrix t of a starts at t*as0 + i*as1, column j of b at t*bs0 + j*bs2
+def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
+                   b: list, b_shape: Shape, b_strides: Strides) -> list:
+    """Batched matrix product of two rank-3 strided arrays over flat storage.
+
+    Shape contract: ``(B, n, k) @ (B, k, m) -> (B, n, m)``, matrix ``t`` of
+    the result being ``a[t] @ b[t]``. Any strides, 0 included (a batch stride
+    of 0 shares one matrix across the batch). Returns the flat row-major
+    storage of the result.
+
+    Raises:
+        ValueError: naming both shapes, if the batch sizes or the inner sizes differ.
+    """
+    ### BEGIN SOLUTION
+    (nb, n, k), (nb2, k2, m) = a_shape, b_shape
+    if nb != nb2 or k != k2:
+        raise ValueError(f"batched matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} do not "
+                         "match: batch sizes and inner sizes must be equal")
+    out = []
+    for t in range(nb):
+        for i in range(n):
+            for j in range(m):
+                row = t * a_strides[0] + i * a_strides[1]
+                col = t * b_strides[0] + j * b_strides[2]
+                total = 0
+                for p in range(k):
+                    total += a[row + p * a_strides[2]] * b[col + p * b_strides[1]]
+                out.append(total)
+    return out
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+# two 1 x 2 inputs, one shared (2, 1) weight read with batch stride 0
+batched_matmul([1, 2, 3, 4], (2, 1, 2), (2, 2, 1), [10, 1], (2, 2, 1), (0, 1, 1))
+
+# %%
+#| check: batched_matmul
+
+# %% [markdown]
+# ## A loss: the mean squared error
+#
+# To learn, a model needs one number that says how wrong it is. For numbers
+# predicted against numbers observed, the usual choice is the **mean squared
+# error**: the average of `(prediction - target) ** 2`. Squaring makes every
+# error count as positive and large errors count much more than small ones;
+# taking the mean (not the sum) keeps the loss the same size whatever the
+# number of examples, so a learning rate that works for 10 points still works
+# for 10,000.
+
+# %% [markdown]
+# ## Exercise 3 · `mse`
+
+# %%
+#| exercise: mse
+#| hint: sum (p - t) ** 2 over zip(pred, target), divide by len(pred); check the lengths first
+def mse(pred: list, target: list) -> float:
+    """Mean squared error of two equally long lists of numbers.
+
+    Shape contract: ``(N,), (N,) -> ()``, ``N >= 1``:
+    ``sum((p - t) ** 2) / N``.
+
+    Raises:
+        ValueError: if the lengths differ or the lists are empty.
+    """
+    ### BEGIN SOLUTION
+    if len(pred) != len(target):
+        raise ValueError(f"mse: {len(pred)} predictions but {len(target)} targets")
+    if not pred:
+        raise ValueError("mse: the mean of no values is undefined")
+    return sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+mse([1.0, 2.0, 3.0], [1.5, 2.0, 2.0])
+
+# %%
+#| check: mse
+
+# %% [markdown]
+# ## Fit a line, with gradients by hand
+#
+# Here are 21 noisy points around the line `y = 3x - 1`. We model them with
+# `pred = w * x + b` and look for the `w` and `b` that make
+# `L = mse(pred, ys)` small. Gradient descent does it: compute how `L` changes
+# when `w` or `b` moves a little (the gradients `dL/dw` and `dL/db`), and step
+# both a little **against** their gradient, many times.
+
+# %%
+rng = random.Random(0)
+xs = [k / 10 for k in range(-10, 11)]
+ys = [3 * x - 1 + rng.gauss(0, 0.3) for x in xs]
+print(len(xs), "points; first three:", [(x, round(y, 3)) for x, y in zip(xs[:3], ys[:3])])
+
+# %% [markdown]
+# ### The derivation
+#
+# Write `r_i = w * x_i + b - y_i` for the residual of point `i`. Then
+#
+# `L = (1/N) * sum_i r_i ** 2`.
+#
+# By the chain rule, `d(r_i ** 2)/dw = 2 * r_i * dr_i/dw = 2 * r_i * x_i`, and
+# `dr_i/db = 1`. So
+#
+# `dL/dw = (2/N) * sum_i r_i * x_i`  and  `dL/db = (2/N) * sum_i r_i`.
+#
+# Mind the sign: `r_i` is **prediction minus target**. With target minus
+# prediction you get the negative gradient, and gradient descent climbs.
+
+# %% [markdown]
+# ## Exercise 4 · `line_grads`
+
+# %%
+#| exercise: line_grads
+#| hint: r = w * x + b - y for each point; dw = 2 * sum(r * x) / N, db = 2 * sum(r) / N
+def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
+    """Gradients of ``L = mse([w * x + b for x in xs], ys)`` with respect to w and b.
+
+    Shape contract: ``(), (), (N,), (N,) -> ((), ())``, ``N >= 1``:
+    returns ``(dL/dw, dL/db)``.
+
+    Raises:
+        ValueError: if ``xs`` and ``ys`` have different lengths.
+    """
+    ### BEGIN SOLUTION
+    if len(xs) != len(ys):
+        raise ValueError(f"line_grads: {len(xs)} xs but {len(ys)} ys")
+    n = len(xs)
+    residuals = [w * x + b - y for x, y in zip(xs, ys)]
+    dw = 2 * sum(r * x for r, x in zip(residuals, xs)) / n
+    db = 2 * sum(residuals) / n
+    return dw, db
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+line_grads(0.0, 0.0, [1.0], [2.0])
+
+# %%
+#| check: line_grads
+
+# %% [markdown]
+# ### Gradient descent
+#
+# Start from `w = b = 0` and take 300 steps with learning rate 0.1.
+
+# %%
+#| calls-exercise
+w, b, lr = 0.0, 0.0, 0.1
+losses = []
+for step in range(301):
+    losses.append(mse([w * x + b for x in xs], ys))
+    if step % 75 == 0:
+        print(f"step {step:3d}   w = {w:.4f}   b = {b:.4f}   loss = {losses[-1]:.5f}")
+    dw, db = line_grads(w, b, xs, ys)
+    w, b = w - lr * dw, b - lr * db
+best_w, best_b = np.polyfit(xs, ys, 1)
+print(f"least squares (np.polyfit): w = {best_w:.4f}   b = {best_b:.4f}")
+
+# %%
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
+left.scatter(xs, ys, s=15, label="data")
+left.plot(xs, [w * x + b for x in xs], color="C1", label=f"fit: {w:.2f} x {'-' if b < 0 else '+'} {abs(b):.2f}")
+left.plot(xs, [3 * x - 1 for x in xs], "k--", lw=0.8, label="truth: 3 x - 1")
+left.legend()
+right.plot(losses)
+right.set_yscale("log")
+right.set_xlabel("step")
+right.set_ylabel("mse (log scale)")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## Why autograd
+#
+# That worked, and it took a derivation for a model with **two** numbers. A
+# small network has thousands, arranged in layers of matmuls and
+# nonlinearities; each new layer, loss or trick means a new derivation, and
+# a single slip does not crash anything, it just stops the model learning.
+# Here is the sign error from the derivation, made on purpose:
+
+# %%
+#| calls-exercise
+w_bad, b_bad = 0.0, 0.0
+for step in range(5):
+    dw, db = line_grads(w_bad, b_bad, xs, ys)
+    w_bad, b_bad = w_bad + lr * dw, b_bad + lr * db  # the sign slip: steps *up* the gradient
+    print(f"step {step}   loss = {mse([w_bad * x + b_bad for x in xs], ys):.3f}")
+
+# %% [markdown]
+# Nothing warned us; the loss simply grows. Every derivative above was
+# mechanical: the chain rule applied to `*`, `+`, `-` and `** 2`, one
+# operation at a time. A computer can do that bookkeeping. **Automatic
+# differentiation** records the operations as they run and applies the chain
+# rule backwards through them: episode 06 builds it, for scalars first.
+
+# %% [markdown]
+# ## How slow is pure Python?
+#
+# Our `stridegrad.array` does its arithmetic one Python number at a time.
+# NumPy hands the whole product to a compiled BLAS library. The table times
+# square matrices of size `n` (best of a few runs; your numbers will differ).
+
+# %% tags=["nbval-ignore-output"]
+#| calls-exercise
+def best_time(f, repeat=3):
+    """The fastest of `repeat` runs of f(), in seconds."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+print(f"{'n':>4} {'your matmul_2d':>15} {'stridegrad.array':>17} {'NumPy':>10} {'array / NumPy':>14}")
+for n in (16, 32, 64):
+    rows = [[(3 * i + j) % 7 / 7 for j in range(n)] for i in range(n)]
+    flat = [v for row in rows for v in row]
+    x_sa, x_np = sa.asarray(rows), np.asarray(rows)
+    t_yours = best_time(lambda: matmul_2d(flat, (n, n), (n, 1), flat, (n, n), (n, 1)))
+    t_sa = best_time(lambda: sa.matmul(x_sa, x_sa))
+    t_np = best_time(lambda: x_np @ x_np)
+    print(f"{n:>4} {t_yours * 1e3:>12.2f} ms {t_sa * 1e3:>14.2f} ms "
+          f"{t_np * 1e6:>7.1f} µs {t_sa / t_np:>13.0f}x")
+
+# %% [markdown]
+# The pure-Python versions grow like `n ** 3` (double `n`, about eight times
+# the time), and each multiply-add costs tens of nanoseconds: the
+# interpreter looks up, boxes and unboxes every number. NumPy's time grows
+# far more slowly at these sizes, because much of it is the fixed cost of
+# one call. BLAS keeps the numbers unboxed in contiguous memory, uses SIMD
+# instructions and the cache well, and the gap grows with `n`: hundreds of
+# times here, thousands for real layer sizes. That is why episode 10
+# runs the same `Tensor` code on NumPy (and on a GPU with CuPy), keeping the
+# pure-Python array for what it is good at: showing what happens.
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in NumPy and PyTorch
+#
+# | here | NumPy | PyTorch |
+# |---|---|---|
+# | `matmul_2d` | `a @ b`, `np.matmul(a, b)` | `a @ b`, `torch.mm(a, b)` |
+# | `batched_matmul` | `a @ b` on `(B, n, k)` arrays (batch dims broadcast) | `torch.bmm(a, b)`, `torch.matmul` (broadcasts) |
+# | a batch stride of 0 | `np.broadcast_to(w, (B, k, m))` | `w.expand(B, k, m)` |
+# | `mse` | `np.mean((p - t) ** 2)` | `torch.nn.functional.mse_loss(p, t)` (`reduction="mean"`) |
+# | `line_grads` | (none: NumPy has no gradients) | `loss.backward()`, then `w.grad`, `b.grad` |
+#
+# NumPy's `@` raises `ValueError: matmul: Input operand 1 has a mismatch in
+# its core dimension 0 ...` for inner sizes that differ; PyTorch says
+# `mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)`.
+
+# %%
+try:
+    np.ones((2, 3)) @ np.ones((2, 3))
+except ValueError as err:
+    print("ValueError:", err)
+print("(4, 2, 3) @ (3, 5) ->", (np.ones((4, 2, 3)) @ np.ones((3, 5))).shape, "(the (3, 5) is broadcast over the batch)")
+
+# %% [markdown]
+# ## Going further
+#
+# 1. **Linear regression with matmul.** With `d` inputs per point, stack them
+#    in `X` of shape `(N, d)`; the predictions are `X @ w` and the gradient of
+#    the mse is `(2/N) * X.T @ (X @ w - y)`. Derive it, then compute it with
+#    your `matmul_2d`, reading `X.T` by swapping strides (no copy).
+# 2. **Loop order.** In `matmul_2d` the innermost loop walks a column of `b`.
+#    Rewrite it with the loops in the order `i, p, j` (the innermost loop
+#    walks a row of `b` and a row of the output). Is it faster for contiguous
+#    `b`? What about NumPy's `b.T.copy()` trick?
+# 3. **Where NumPy stops winning.** Time `x_np @ x_np` for `n` = 1, 2, 4, ...
+#    and your `matmul_2d` for the same sizes. At what size does NumPy's fixed
+#    cost stop mattering, and is there a size where pure Python is faster?

@@ -1,0 +1,234 @@
+"""Checkpoint 02 (strides and views): ``permute_layout``, ``slice_layout``,
+``is_contiguous`` and ``reshape_strides``.
+
+Each test needs only the function it tests (``reshape_strides`` may call the
+learner's own ``is_contiguous``). The answers are written out by hand, not
+computed with the library; the storage pictures in the lesson show where they
+come from.
+"""
+
+from __future__ import annotations
+
+from stridegrad.course.checks import Checkpoint, expect, fail
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("02_strides_and_views", "strides and views",
+                        reference="stridegrad.array.layout")
+
+# ------------------------------------------------------------------ permute_layout
+
+@checkpoint.test("permute_layout", hint="A transpose swaps the sizes AND the strides: "
+                                        "(2, 3) with (3, 1) becomes (3, 2) with (1, 3).")
+def transpose_a_matrix(permute_layout):
+    expect(permute_layout, (2, 3), (3, 1), (1, 0), returns=((3, 2), (1, 3)))
+
+
+@checkpoint.test("permute_layout", hint="Output dimension k is input dimension axes[k]: "
+                                        "new_shape[k] = shape[axes[k]] (not the inverse "
+                                        "permutation).")
+def permute_a_3d_array(permute_layout):
+    expect(permute_layout, (2, 3, 4), (12, 4, 1), (2, 0, 1), returns=((4, 2, 3), (1, 12, 4)))
+
+
+@checkpoint.test("permute_layout", hint="Permuting with (0, 1, 2) changes nothing.")
+def identity_permutation(permute_layout):
+    expect(permute_layout, (2, 3, 4), (12, 4, 1), (0, 1, 2), returns=((2, 3, 4), (12, 4, 1)))
+
+
+@checkpoint.test("permute_layout", hint="Reorder the strides you are given, do not recompute "
+                                        "row-major ones: transposing a transpose gives the "
+                                        "original layout back.")
+def transpose_back(permute_layout):
+    expect(permute_layout, (3, 2), (1, 3), (1, 0), returns=((2, 3), (3, 1)))
+
+
+@checkpoint.test("permute_layout", hint="Strides keep their sign: a reversed axis stays "
+                                        "reversed after a transpose.")
+def negative_stride_moves_along(permute_layout):
+    expect(permute_layout, (3, 4), (-4, 1), (1, 0), returns=((4, 3), (1, -4)))
+
+
+@checkpoint.test("permute_layout", hint="Return a pair of tuples: (tuple(new_shape), "
+                                        "tuple(new_strides)).")
+def returns_tuples(permute_layout):
+    expect(permute_layout, (5,), (1,), (0,), returns=((5,), (1,)))
+
+
+@checkpoint.test("permute_layout", hint="axes must be a permutation of range(ndim): check "
+                                        "sorted(axes) == list(range(len(shape))) and raise "
+                                        "ValueError otherwise.")
+def rejects_repeated_axes(permute_layout):
+    expect(permute_layout, (2, 3), (3, 1), (0, 0), raises=ValueError)
+
+
+@checkpoint.test("permute_layout", hint="One axis per dimension: (0, 1, 2) is not a "
+                                        "permutation for a 2-D array, raise ValueError.")
+def rejects_too_many_axes(permute_layout):
+    expect(permute_layout, (2, 3), (3, 1), (0, 1, 2), raises=ValueError)
+
+
+# ------------------------------------------------------------------ slice_layout
+
+@checkpoint.test("slice_layout", hint="a[1:4] starts 1 element in (1 * stride) and keeps 3.")
+def simple_slice(slice_layout):
+    expect(slice_layout, 10, 1, slice(1, 4), returns=(1, 3, 1))
+
+
+@checkpoint.test("slice_layout", hint="With a step, the new stride is stride * step, and "
+                                      "positions 0, 2, 4 of 5 make 3 elements (round up).")
+def slice_with_a_step(slice_layout):
+    expect(slice_layout, 5, 3, slice(None, None, 2), returns=(0, 3, 6))
+
+
+@checkpoint.test("slice_layout", hint="a[::-1] starts at the LAST element (index size - 1), "
+                                      "not at 0; sl.indices(size) gives the right start.")
+def reverse_slice(slice_layout):
+    expect(slice_layout, 4, 1, slice(None, None, -1), returns=(3, 4, -1))
+
+
+@checkpoint.test("slice_layout", hint="a[::-3] of 10 elements visits 9, 6, 3, 0: offset "
+                                      "9 * stride, 4 elements, stride * -3.")
+def reverse_slice_with_a_step(slice_layout):
+    expect(slice_layout, 10, 1, slice(None, None, -3), returns=(9, 4, -3))
+
+
+@checkpoint.test("slice_layout", hint="The offset moves by start * stride, in storage "
+                                      "elements: index 2 with stride 4 is 8 away, and the "
+                                      "new stride is 4 * -2 = -8.")
+def reverse_slice_of_a_strided_axis(slice_layout):
+    expect(slice_layout, 5, 4, slice(None, None, -2), returns=(16, 3, -8))
+
+
+@checkpoint.test("slice_layout", hint="A negative start counts from the end: -2 of 5 is "
+                                      "index 3, which is 3 * 2 = 6 storage elements away.")
+def negative_start(slice_layout):
+    expect(slice_layout, 5, 2, slice(-2, None), returns=(6, 2, 2))
+
+
+@checkpoint.test("slice_layout", hint="Bounds past the end are clipped, as in Python: "
+                                      "a[2:100] of 5 elements keeps 3.")
+def clipped_stop(slice_layout):
+    expect(slice_layout, 5, 1, slice(2, 100), returns=(2, 3, 1))
+
+
+@checkpoint.test("slice_layout", hint="An empty selection is (0, 0, stride): no elements, "
+                                      "no offset, the stride unchanged.")
+def empty_slice(slice_layout):
+    expect(slice_layout, 5, 4, slice(3, 1), returns=(0, 0, 4))
+
+
+@checkpoint.test("slice_layout", hint="A step of 0 would never move: raise ValueError.")
+def rejects_step_zero(slice_layout):
+    expect(slice_layout, 5, 1, slice(None, None, 0), raises=ValueError)
+
+
+# ------------------------------------------------------------------ is_contiguous
+
+@checkpoint.test("is_contiguous", hint="A fresh (2, 3) array has strides (3, 1): contiguous.")
+def fresh_array_is_contiguous(is_contiguous):
+    expect(is_contiguous, (2, 3), (3, 1), returns=True)
+
+
+@checkpoint.test("is_contiguous", hint="A transpose reads storage out of order: (3, 2) with "
+                                       "strides (1, 3) is not contiguous.")
+def transpose_is_not(is_contiguous):
+    expect(is_contiguous, (3, 2), (1, 3), returns=False)
+
+
+@checkpoint.test("is_contiguous", hint="x[:, ::2] skips elements: the last stride is 2, not 1.")
+def stepped_slice_is_not(is_contiguous):
+    expect(is_contiguous, (3, 2), (4, 2), returns=False)
+
+
+@checkpoint.test("is_contiguous", hint="x[1:, 1:3] has rows 4 apart but only 2 wide: a gap. "
+                                       "Checking only the last stride is not enough.")
+def gap_between_rows_is_not(is_contiguous):
+    expect(is_contiguous, (2, 2), (4, 1), returns=False)
+
+
+@checkpoint.test("is_contiguous", hint="A reversed axis (negative stride) walks storage "
+                                       "backwards: not contiguous.")
+def reversed_is_not(is_contiguous):
+    expect(is_contiguous, (3, 4), (-4, 1), returns=False)
+
+
+@checkpoint.test("is_contiguous", hint="A size-1 dimension is never stepped over, so its "
+                                       "stride can be anything: skip it.")
+def size_one_dims_may_have_any_stride(is_contiguous):
+    expect(is_contiguous, (2, 1, 3), (3, 99, 1), returns=True)
+
+
+@checkpoint.test("is_contiguous", hint="A scalar (shape ()) and a 1-D array with stride 1 "
+                                       "are contiguous; stride 2 is not.")
+def scalars_and_vectors(is_contiguous):
+    expect(is_contiguous, (), (), returns=True)
+    expect(is_contiguous, (4,), (1,), returns=True)
+    expect(is_contiguous, (4,), (2,), returns=False)
+
+
+@checkpoint.test("is_contiguous", hint="An array with no elements is contiguous, whatever "
+                                       "its strides (nothing is out of order).")
+def empty_array_is_contiguous(is_contiguous):
+    expect(is_contiguous, (0, 3), (5, 7), returns=True)
+
+
+# ------------------------------------------------------------------ reshape_strides
+
+@checkpoint.test("reshape_strides", hint="A contiguous array can take any shape: return the "
+                                         "row-major strides of the new shape.")
+def contiguous_reshape(reshape_strides):
+    expect(reshape_strides, (2, 3), (3, 1), (3, 2), returns=(2, 1))
+
+
+@checkpoint.test("reshape_strides", hint="Contiguous into more dimensions: (4, 6) -> (2, 2, 6) "
+                                         "has strides (12, 6, 1).")
+def contiguous_split(reshape_strides):
+    expect(reshape_strides, (4, 6), (6, 1), (2, 2, 6), returns=(12, 6, 1))
+
+
+@checkpoint.test("reshape_strides", hint="Flattening a transpose would read storage out of "
+                                         "order with one stride: no view exists, return None.")
+def flattening_a_transpose_needs_a_copy(reshape_strides):
+    expect(reshape_strides, (3, 2), (1, 3), (6,), returns=None)
+
+
+@checkpoint.test("reshape_strides", hint="Splitting one axis never needs a copy: 6 -> (2, 3) "
+                                         "with stride 1 gives strides (3, 1); the other axis "
+                                         "keeps its stride 6.")
+def splitting_an_axis_of_a_transpose_is_a_view(reshape_strides):
+    expect(reshape_strides, (6, 2), (1, 6), (2, 3, 2), returns=(3, 1, 6))
+
+
+@checkpoint.test("reshape_strides", hint="Not contiguous, yet mergeable: rows 4 apart, 2 "
+                                         "elements 2 apart (2 * 2 == 4), so (6,) is a view "
+                                         "with stride 2. Merge axes when s[k] == d[k+1] * s[k+1].")
+def merging_an_evenly_spaced_slice_is_a_view(reshape_strides):
+    expect(reshape_strides, (3, 2), (4, 2), (6,), returns=(2,))
+
+
+@checkpoint.test("reshape_strides", hint="x[:, :2] of a (3, 4) array leaves a gap after each "
+                                         "row (4 != 2 * 1): flattening it needs a copy, None.")
+def merging_across_a_gap_needs_a_copy(reshape_strides):
+    expect(reshape_strides, (3, 2), (4, 1), (6,), returns=None)
+
+
+@checkpoint.test("reshape_strides", hint="Drop size-1 axes of the old shape first: their "
+                                         "strides do not matter.")
+def old_size_one_axes_are_ignored(reshape_strides):
+    expect(reshape_strides, (2, 1, 3), (1, 7, 2), (2, 3), returns=(1, 2))
+
+
+@checkpoint.test("reshape_strides", hint="Inserting a size-1 axis into a transpose is a view: "
+                                         "the other axes keep strides 1 and 3.")
+def inserting_a_size_one_axis_is_a_view(reshape_strides):
+    got = reshape_strides((3, 2), (1, 3), (3, 1, 2))
+    call = "reshape_strides((3, 2), (1, 3), (3, 1, 2))"
+    if not isinstance(got, tuple) or len(got) != 3 or (got[0], got[2]) != (1, 3):
+        fail(call, "(1, <any>, 3)", got)
+
+
+@checkpoint.test("reshape_strides", hint="Check the element counts first: 6 elements cannot "
+                                         "become 8; raise ValueError naming both shapes.")
+def rejects_a_different_element_count(reshape_strides):
+    expect(reshape_strides, (2, 3), (3, 1), (4, 2), raises=ValueError)

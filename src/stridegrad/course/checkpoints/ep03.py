@@ -1,0 +1,288 @@
+"""Checkpoint 03 (elementwise ops and reductions): ``iter_offsets``,
+``map_unary``, ``map_binary``, ``sum_axis`` and ``reduce_axis``.
+
+A view is a tuple ``(storage, shape, strides, offset)``. Each test needs only
+the function it tests (the later exercises may call the learner's own
+``iter_offsets``). The answers are written out by hand, not computed with the
+library.
+"""
+
+from __future__ import annotations
+
+from stridegrad.course.checks import Checkpoint, expect, fail
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("03_elementwise_and_reductions", "elementwise ops and reductions",
+                        reference="stridegrad.array.layout")
+
+# storage 0..5 seen as [[0, 1, 2], [3, 4, 5]] and as its transpose [[0, 3], [1, 4], [2, 5]]
+SIX = [0, 1, 2, 3, 4, 5]
+M = (SIX, (2, 3), (3, 1), 0)
+MT = (SIX, (3, 2), (1, 3), 0)
+# storage [1, 2, 3, 4] seen upside down: [[3, 4], [1, 2]]
+FLIPPED = ([1, 2, 3, 4], (2, 2), (-2, 1), 2)
+
+# ------------------------------------------------------------------ iter_offsets
+
+@checkpoint.test("iter_offsets", hint="A contiguous (2, 3) array visits storage in order: "
+                                      "0, 1, 2, 3, 4, 5.")
+def offsets_of_a_contiguous_array(iter_offsets):
+    expect(iter_offsets, (2, 3), (3, 1), returns=[0, 1, 2, 3, 4, 5])
+
+
+@checkpoint.test("iter_offsets", hint="The LAST index moves fastest: (0,0), (0,1), (0,2), "
+                                      "(1,0)... at 0*1+0*2, 0*1+1*2, ... = 0, 2, 4, 1, 3, 5.")
+def offsets_of_a_transpose(iter_offsets):
+    expect(iter_offsets, (2, 3), (1, 2), returns=[0, 2, 4, 1, 3, 5])
+
+
+@checkpoint.test("iter_offsets", hint="Every position starts at `offset`.")
+def uses_the_offset(iter_offsets):
+    expect(iter_offsets, (2,), (1,), 5, returns=[5, 6])
+
+
+@checkpoint.test("iter_offsets", hint="A negative stride walks backwards from the offset: "
+                                      "8, 4, 0.")
+def negative_stride(iter_offsets):
+    expect(iter_offsets, (3,), (-4,), 8, returns=[8, 4, 0])
+
+
+@checkpoint.test("iter_offsets", hint="A 0-d array (shape ()) has one element, at the offset.")
+def scalar(iter_offsets):
+    expect(iter_offsets, (), (), 7, returns=[7])
+
+
+@checkpoint.test("iter_offsets", hint="Any size-0 dimension means no elements: [].")
+def empty(iter_offsets):
+    expect(iter_offsets, (2, 0), (1, 1), returns=[])
+
+
+@checkpoint.test("iter_offsets", hint="Three levels of loops: (2, 2, 3) with strides "
+                                      "(1, 6, 2) is y.permute(2, 0, 1) of the lesson.")
+def permuted_3d(iter_offsets):
+    expect(iter_offsets, (2, 2, 3), (1, 6, 2), returns=[0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11])
+
+
+@checkpoint.test("iter_offsets", hint="Stride 0 reads the same element again and again "
+                                      "(the trick behind broadcasting); return a list.")
+def stride_zero_repeats(iter_offsets):
+    expect(iter_offsets, (2, 3), (0, 1), returns=[0, 1, 2, 0, 1, 2])
+
+
+# ------------------------------------------------------------------ map_unary
+
+@checkpoint.test("map_unary", hint="Apply fn to each value: [-1, -2, -3].")
+def negate_a_vector(map_unary):
+    expect(map_unary, lambda v: -v, ([1, 2, 3], (3,), (1,), 0), returns=[-1, -2, -3])
+
+
+@checkpoint.test("map_unary", hint="Visit the VIEW's elements in row-major order (with "
+                                   "iter_offsets), not the storage in its own order: the "
+                                   "transpose reads 0, 3, 1, 4, 2, 5.")
+def follows_the_view_order(map_unary):
+    expect(map_unary, lambda v: 10 * v, MT, returns=[0, 30, 10, 40, 20, 50])
+
+
+@checkpoint.test("map_unary", hint="A sliced view reads only its own elements, from the "
+                                   "offset: storage[1] and storage[4].")
+def reads_only_the_view(map_unary):
+    expect(map_unary, str, (list(range(10)), (2,), (3,), 1), returns=["1", "4"])
+
+
+@checkpoint.test("map_unary", hint="A 0-d view has one element: storage[offset].")
+def scalar_view(map_unary):
+    expect(map_unary, lambda v: v + 1, ([5, 6], (), (), 1), returns=[7])
+
+
+@checkpoint.test("map_unary", hint="Build a new list; never write into the storage.")
+def leaves_the_storage_alone(map_unary):
+    storage = [1, 2, 3]
+    out = expect(map_unary, lambda v: v * v, (storage, (3,), (1,), 0), returns=[1, 4, 9])
+    if storage != [1, 2, 3]:
+        fail("the storage after map_unary", [1, 2, 3], storage)
+    if out is storage:
+        fail("map_unary(...) is storage", "a new list", "the storage itself")
+
+
+@checkpoint.test("map_unary", hint="Call fn once per element of the view: stride 0 repeats "
+                                   "one stored value 3 times, so 3 calls.")
+def calls_fn_once_per_element(map_unary):
+    calls = []
+
+    def double(v):
+        calls.append(v)
+        return 2 * v
+
+    expect(map_unary, double, ([2], (3,), (0,), 0), returns=[4, 4, 4])
+    if len(calls) != 3:
+        fail("number of calls to fn", 3, len(calls))
+
+
+@checkpoint.test("map_unary", hint="A view with no elements maps to [].")
+def empty_view(map_unary):
+    expect(map_unary, abs, ([1, 2], (0, 2), (2, 1), 0), returns=[])
+
+
+# ------------------------------------------------------------------ map_binary
+
+@checkpoint.test("map_binary", hint="Pair the elements at the same index: 1+10, 2+20, 3+30.")
+def add_two_vectors(map_binary):
+    expect(map_binary, lambda a, b: a + b, ([1, 2, 3], (3,), (1,), 0),
+           ([10, 20, 30], (3,), (1,), 0), returns=[11, 22, 33])
+
+
+@checkpoint.test("map_binary", hint="Call fn(x_value, y_value) in that order: 5 - 1, 7 - 2.")
+def keeps_the_argument_order(map_binary):
+    expect(map_binary, lambda a, b: a - b, ([5, 7], (2,), (1,), 0), ([1, 2], (2,), (1,), 0),
+           returns=[4, 5])
+
+
+@checkpoint.test("map_binary", hint="x + x.T: walk each view with its OWN strides. "
+                                    "[[1, 2], [3, 4]] + [[1, 3], [2, 4]] = [[2, 5], [5, 8]].")
+def matrix_plus_its_transpose(map_binary):
+    storage = [1, 2, 3, 4]
+    expect(map_binary, lambda a, b: a + b, (storage, (2, 2), (2, 1), 0),
+           (storage, (2, 2), (1, 2), 0), returns=[2, 5, 5, 8])
+
+
+@checkpoint.test("map_binary", hint="Each view has its own offset and strides too: x reads "
+                                    "storage[1], storage[4]; y reads storage[9], storage[8].")
+def own_offsets_and_strides(map_binary):
+    storage = list(range(10))
+    expect(map_binary, lambda a, b: (a, b), (storage, (2,), (3,), 1), (storage, (2,), (-1,), 9),
+           returns=[(1, 9), (4, 8)])
+
+
+@checkpoint.test("map_binary", hint="Two 0-d views make one result.")
+def two_scalars(map_binary):
+    expect(map_binary, lambda a, b: a * b, ([3], (), (), 0), ([0, 4], (), (), 1), returns=[12])
+
+
+@checkpoint.test("map_binary", hint="Compare the shapes, not just the element counts: (2, 3) "
+                                    "and (3, 2) both hold 6 but do not match. Raise ValueError.")
+def rejects_different_shapes(map_binary):
+    expect(map_binary, lambda a, b: a + b, M, MT, raises=ValueError)
+
+
+@checkpoint.test("map_binary", hint="Different lengths must raise ValueError, not stop at "
+                                    "the shorter one.")
+def rejects_different_lengths(map_binary):
+    expect(map_binary, lambda a, b: a + b, ([1, 2, 3], (3,), (1,), 0), ([1, 2], (2,), (1,), 0),
+           raises=ValueError)
+
+
+# ------------------------------------------------------------------ sum_axis
+
+@checkpoint.test("sum_axis", hint="Axis 0 sums DOWN the columns of [[0, 1, 2], [3, 4, 5]]: "
+                                  "[3, 5, 7], shape (3,).")
+def sum_over_rows(sum_axis):
+    expect(sum_axis, M, 0, returns=([3, 5, 7], (3,)))
+
+
+@checkpoint.test("sum_axis", hint="Axis 1 sums ALONG each row: [0+1+2, 3+4+5] = [3, 12], "
+                                  "shape (2,).")
+def sum_over_columns(sum_axis):
+    expect(sum_axis, M, 1, returns=([3, 12], (2,)))
+
+
+@checkpoint.test("sum_axis", hint="keepdims=True puts a 1 where the summed axis was: "
+                                  "(2, 1) for axis 1, (1, 3) for axis 0.")
+def keepdims(sum_axis):
+    expect(sum_axis, M, 1, keepdims=True, returns=([3, 12], (2, 1)))
+    expect(sum_axis, M, 0, keepdims=True, returns=([3, 5, 7], (1, 3)))
+
+
+@checkpoint.test("sum_axis", hint="Use the view's strides, not row-major ones: the transpose "
+                                  "[[0, 3], [1, 4], [2, 5]] sums over axis 0 to [3, 12].")
+def sum_a_transpose(sum_axis):
+    expect(sum_axis, MT, 0, returns=([3, 12], (2,)))
+    expect(sum_axis, MT, 1, returns=([3, 5, 7], (3,)))
+
+
+@checkpoint.test("sum_axis", hint="Start from the view's offset and follow negative strides: "
+                                  "[[3, 4], [1, 2]] sums to [4, 6] over axis 0, [7, 3] over 1.")
+def sum_a_flipped_view(sum_axis):
+    expect(sum_axis, FLIPPED, 0, returns=([4, 6], (2,)))
+    expect(sum_axis, FLIPPED, 1, returns=([7, 3], (2,)))
+
+
+@checkpoint.test("sum_axis", hint="Summing the middle axis of (2, 3, 4) leaves (2, 4): "
+                                  "k + (k + 4) + (k + 8) for the first block.")
+def sum_the_middle_axis(sum_axis):
+    expect(sum_axis, (list(range(24)), (2, 3, 4), (12, 4, 1), 0), 1,
+           returns=([12, 15, 18, 21, 48, 51, 54, 57], (2, 4)))
+
+
+@checkpoint.test("sum_axis", hint="axis=-1 means the last axis.")
+def negative_axis(sum_axis):
+    expect(sum_axis, M, -1, returns=([3, 12], (2,)))
+
+
+@checkpoint.test("sum_axis", hint="Summing a vector leaves a 0-d result, shape (); with "
+                                  "keepdims, shape (1,).")
+def sum_a_vector(sum_axis):
+    expect(sum_axis, ([1, 2, 3], (3,), (1,), 0), 0, returns=([6], ()))
+    expect(sum_axis, ([1, 2, 3], (3,), (1,), 0), 0, keepdims=True, returns=([6], (1,)))
+
+
+@checkpoint.test("sum_axis", hint="The sum of no numbers is 0: start each total at 0.")
+def sum_an_empty_axis(sum_axis):
+    expect(sum_axis, ([], (2, 0), (1, 1), 0), 1, returns=([0, 0], (2,)))
+
+
+@checkpoint.test("sum_axis", hint="An axis past the last dimension does not exist: raise "
+                                  "ValueError.")
+def rejects_a_missing_axis(sum_axis):
+    expect(sum_axis, M, 2, raises=ValueError)
+
+
+# ------------------------------------------------------------------ reduce_axis
+
+@checkpoint.test("reduce_axis", hint="fn gets the list of values along the axis: max([0, 1, "
+                                     "2]) and max([3, 4, 5]).")
+def max_along_rows(reduce_axis):
+    expect(reduce_axis, max, M, 1, returns=([2, 5], (2,)))
+
+
+@checkpoint.test("reduce_axis", hint="Pass fn the values in index order (index 0 first): "
+                                     "down column j of [[0, 1, 2], [3, 4, 5]] that is "
+                                     "[j, j + 3].")
+def values_come_in_index_order(reduce_axis):
+    expect(reduce_axis, tuple, M, 0, returns=([(0, 3), (1, 4), (2, 5)], (3,)))
+
+
+@checkpoint.test("reduce_axis", hint="Index order, not storage order: the flipped view "
+                                     "[[3, 4], [1, 2]] gives column lists [3, 1] and [4, 2].")
+def index_order_of_a_flipped_view(reduce_axis):
+    expect(reduce_axis, tuple, FLIPPED, 0, returns=([(3, 1), (4, 2)], (2,)))
+
+
+@checkpoint.test("reduce_axis", hint="Call fn ONCE per output element with the whole list "
+                                     "(a mean needs len(v)); keepdims gives (1, 3).")
+def mean_with_keepdims(reduce_axis):
+    expect(reduce_axis, lambda v: sum(v) / len(v), M, 0, keepdims=True,
+           returns=([1.5, 2.5, 3.5], (1, 3)))
+
+
+@checkpoint.test("reduce_axis", hint="Each list holds shape[axis] values: len gives 4 for "
+                                     "each of the 2 * 3 outputs.")
+def lists_are_as_long_as_the_axis(reduce_axis):
+    expect(reduce_axis, len, (list(range(24)), (2, 3, 4), (12, 4, 1), 0), 2,
+           returns=([4, 4, 4, 4, 4, 4], (2, 3)))
+
+
+@checkpoint.test("reduce_axis", hint="Use the view's strides: the transpose [[0, 3], [1, 4], "
+                                     "[2, 5]] has row minimums [0, 1, 2].")
+def min_of_a_transpose(reduce_axis):
+    expect(reduce_axis, min, MT, 1, returns=([0, 1, 2], (3,)))
+
+
+@checkpoint.test("reduce_axis", hint="axis=-2 is the first axis of a 2-D view.")
+def negative_axis_reduce(reduce_axis):
+    expect(reduce_axis, sum, M, -2, returns=([3, 5, 7], (3,)))
+
+
+@checkpoint.test("reduce_axis", hint="Axis -3 does not exist in a 2-D view: raise ValueError.")
+def rejects_a_missing_axis_reduce(reduce_axis):
+    expect(reduce_axis, sum, M, -3, raises=ValueError)

@@ -1,0 +1,179 @@
+"""Checkpoint 04 (broadcasting): ``broadcast_shapes``, ``broadcast_strides`` and
+``broadcast_binary``.
+
+Each test needs only the function it tests (``check("04", "broadcast_binary")``
+works before the other two are done: its inputs are given as strides). The
+answers are written out by hand, never computed with the library.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from stridegrad.course.checks import Checkpoint, CheckFailure, expect, fail
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("04_broadcasting", "broadcasting", reference="stridegrad.array.layout")
+
+# ------------------------------------------------------------------ broadcast_shapes
+
+@checkpoint.test("broadcast_shapes", hint="Compare (3, 1) and (3, 4) column by column from the "
+                                          "right: 1 and 4 give 4, 3 and 3 give 3.")
+def column_and_matrix(broadcast_shapes):
+    expect(broadcast_shapes, (3, 1), (3, 4), returns=(3, 4))
+
+
+@checkpoint.test("broadcast_shapes", hint="Align from the RIGHT: (3,) lines up with the last "
+                                          "size of (2, 3); the missing leading size counts as 1.")
+def missing_dims_count_as_one(broadcast_shapes):
+    expect(broadcast_shapes, (3,), (2, 3), returns=(2, 3))
+
+
+@checkpoint.test("broadcast_shapes", hint="(4, 1, 3) and (5, 1) aligned on the right: 3|1 -> 3, "
+                                          "1|5 -> 5, 4|missing -> 4.")
+def stretch_in_both_directions(broadcast_shapes):
+    expect(broadcast_shapes, (4, 1, 3), (5, 1), returns=(4, 5, 3))
+
+
+@checkpoint.test("broadcast_shapes", hint="A scalar has shape (): every one of its (missing) "
+                                          "dims counts as 1.")
+def scalar_and_matrix(broadcast_shapes):
+    expect(broadcast_shapes, (), (2, 3), returns=(2, 3))
+
+
+@checkpoint.test("broadcast_shapes", hint="Only size 1 stretches: 3 and 4 clash, so raise "
+                                          "ValueError.")
+def clash_raises(broadcast_shapes):
+    expect(broadcast_shapes, (3,), (4,), raises=ValueError)
+
+
+@checkpoint.test("broadcast_shapes", hint="A size of 2 does not stretch to 4 (taking the larger "
+                                          "size is not the rule): raise ValueError.")
+def size_two_does_not_stretch(broadcast_shapes):
+    expect(broadcast_shapes, (2, 3), (4, 3), raises=ValueError)
+
+
+@checkpoint.test("broadcast_shapes", hint="Size 1 stretches to any size, 0 included: (2, 1) "
+                                          "and (1, 0) give (2, 0). Do not take the maximum.")
+def one_stretches_to_zero(broadcast_shapes):
+    expect(broadcast_shapes, (2, 1), (1, 0), returns=(2, 0))
+
+
+@checkpoint.test("broadcast_shapes", hint="Any number of shapes: fold them in one at a time; "
+                                          "no shapes at all give ().")
+def three_shapes_and_none(broadcast_shapes):
+    expect(broadcast_shapes, (1, 3), (2, 1), (1,), returns=(2, 3))
+    expect(broadcast_shapes, returns=())
+
+
+@checkpoint.test("broadcast_shapes", hint="The ValueError message should name both shapes, "
+                                          "e.g. f'... shapes {a} and {b}'.")
+def error_names_both_shapes(broadcast_shapes):
+    try:
+        got = broadcast_shapes((2, 3), (3, 2))
+    except ValueError as exc:
+        message = str(exc)
+        if "(2, 3)" not in message or "(3, 2)" not in message:
+            fail("str(error of broadcast_shapes((2, 3), (3, 2)))",
+                 "a message naming (2, 3) and (3, 2)", message)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure("broadcast_shapes((2, 3), (3, 2))", "raises ValueError",
+                           f"raised {type(exc).__name__}: {exc}", kind="error") from exc
+    else:
+        fail("broadcast_shapes((2, 3), (3, 2))", "raises ValueError", got)
+
+
+# ------------------------------------------------------------------ broadcast_strides
+
+@checkpoint.test("broadcast_strides", hint="The stretched size-1 dim gets stride 0: every column "
+                                           "reads the same element.")
+def column_read_as_matrix(broadcast_strides):
+    expect(broadcast_strides, (3, 1), (1, 1), (3, 4), returns=(1, 0))
+
+
+@checkpoint.test("broadcast_strides", hint="New dims are added on the LEFT, each with stride 0; "
+                                           "the old dims keep their strides.")
+def new_leading_dims(broadcast_strides):
+    expect(broadcast_strides, (4,), (1,), (2, 3, 4), returns=(0, 0, 1))
+
+
+@checkpoint.test("broadcast_strides", hint="(3, 1) -> (2, 3, 4): one new dim (stride 0), the 3 "
+                                           "keeps stride 1, the 1 stretches (stride 0).")
+def new_and_stretched_dims(broadcast_strides):
+    expect(broadcast_strides, (3, 1), (1, 1), (2, 3, 4), returns=(0, 1, 0))
+
+
+@checkpoint.test("broadcast_strides", hint="Keep the strides you were given (here a transposed "
+                                           "view, (1, 3)); do not recompute contiguous ones.")
+def keeps_transposed_strides(broadcast_strides):
+    expect(broadcast_strides, (3, 4), (1, 3), (2, 3, 4), returns=(0, 1, 3))
+
+
+@checkpoint.test("broadcast_strides", hint="A scalar () read as any shape: all strides are 0.")
+def scalar_everywhere(broadcast_strides):
+    expect(broadcast_strides, (), (), (2, 2), returns=(0, 0))
+
+
+@checkpoint.test("broadcast_strides", hint="A size of 2 cannot be read as 4: raise ValueError.")
+def size_two_does_not_stretch_to_four(broadcast_strides):
+    expect(broadcast_strides, (2,), (1,), (4,), raises=ValueError)
+
+
+@checkpoint.test("broadcast_strides", hint="Broadcasting never removes dims: (2, 3) cannot be "
+                                           "read as (3,); raise ValueError.")
+def cannot_drop_dims(broadcast_strides):
+    expect(broadcast_strides, (2, 3), (3, 1), (3,), raises=ValueError)
+
+
+# ------------------------------------------------------------------ broadcast_binary
+
+@checkpoint.test("broadcast_binary", hint="For each index of shape, read x at "
+                                          "index_to_offset(index, x_strides) and y likewise.")
+def column_plus_row(broadcast_binary):
+    expect(broadcast_binary, operator.add, [0, 10, 20], (1, 0), [1, 2, 3, 4], (0, 1), (3, 4),
+           returns=[1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24])
+
+
+@checkpoint.test("broadcast_binary", hint="Call op(x_value, y_value) in that order: 10 - 1, "
+                                          "not 1 - 10.")
+def keeps_the_operand_order(broadcast_binary):
+    expect(broadcast_binary, operator.sub, [10, 20], (1,), [1], (0,), (2,), returns=[9, 19])
+
+
+@checkpoint.test("broadcast_binary", hint="A scalar shape () still has one element: "
+                                          "numel(()) == 1, at index ().")
+def scalar_shape(broadcast_binary):
+    expect(broadcast_binary, operator.add, [5], (), [7], (), (), returns=[12])
+
+
+@checkpoint.test("broadcast_binary", hint="A shape with a 0 in it has no elements: return [].")
+def empty_shape(broadcast_binary):
+    expect(broadcast_binary, operator.add, [1, 2, 3], (0, 1), [4], (0, 0), (0, 3), returns=[])
+
+
+@checkpoint.test("broadcast_binary", hint="Read x through its strides, not in storage order: "
+                                          "with strides (1, 2) the first row is x[0], x[2], x[4].")
+def reads_through_transposed_strides(broadcast_binary):
+    expect(broadcast_binary, operator.mul, [1, 2, 3, 4, 5, 6], (1, 2), [10], (0, 0), (2, 3),
+           returns=[10, 30, 50, 20, 40, 60])
+
+
+@checkpoint.test("broadcast_binary", hint="Produce the output in row-major order: the LAST "
+                                          "index moves fastest (offset_to_index does that).")
+def output_is_row_major(broadcast_binary):
+    expect(broadcast_binary, operator.add, list(range(8)), (4, 2, 1), [0], (0, 0, 0), (2, 2, 2),
+           returns=[0, 1, 2, 3, 4, 5, 6, 7])
+
+
+@checkpoint.test("broadcast_binary", hint="Return a new list and leave x and y as they were.")
+def leaves_inputs_alone(broadcast_binary):
+    x, y = [1, 2], [3]
+    got = expect(broadcast_binary, operator.add, x, (1,), y, (0,), (2,), returns=[4, 5])
+    if x != [1, 2] or y != [3]:
+        fail("x, y after broadcast_binary(add, [1, 2], (1,), [3], (0,), (2,))",
+             ([1, 2], [3]), (x, y))
+    if got is x or got is y:
+        fail("broadcast_binary(...) is x or y", "a new list", "one of the inputs")

@@ -1,0 +1,197 @@
+"""Checkpoint 05 (matmul and a loss): ``matmul_2d``, ``batched_matmul``, ``mse`` and
+``line_grads``.
+
+Each test needs only the function it tests. The answers are written out by
+hand (the arithmetic is in the hints), never computed with the library.
+"""
+
+from __future__ import annotations
+
+from stridegrad.course.checks import Checkpoint, expect
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("05_matmul_and_a_loss", "matmul and a loss")
+
+# A = [[1, 2, 3], [4, 5, 6]] and B = [[7, 8], [9, 10], [11, 12]]:
+# A @ B = [[1*7 + 2*9 + 3*11, 1*8 + 2*10 + 3*12], [4*7 + 5*9 + 6*11, 4*8 + 5*10 + 6*12]]
+#       = [[58, 64], [139, 154]]
+A, B, AB = [1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12], [58, 64, 139, 154]
+
+# ------------------------------------------------------------------ matmul_2d
+
+@checkpoint.test("matmul_2d", hint="out[i, j] is the dot product of row i of a and column j of b: "
+                                   "1*7 + 2*9 + 3*11 = 58.")
+def contiguous_product(matmul_2d):
+    expect(matmul_2d, A, (2, 3), (3, 1), B, (3, 2), (2, 1), returns=AB)
+
+
+@checkpoint.test("matmul_2d", hint="Step down column j of b with b's row stride (b_strides[0]) "
+                                   "and start it at j * b_strides[1]; here b is a transposed "
+                                   "view with strides (1, 3).")
+def transposed_b(matmul_2d):
+    expect(matmul_2d, A, (2, 3), (3, 1), [7, 9, 11, 8, 10, 12], (3, 2), (1, 3), returns=AB)
+
+
+@checkpoint.test("matmul_2d", hint="Row i of a starts at i * a_strides[0] and steps by "
+                                   "a_strides[1]; here a is a transposed view, strides (1, 2).")
+def transposed_a(matmul_2d):
+    expect(matmul_2d, [1, 4, 2, 5, 3, 6], (2, 3), (1, 2), B, (3, 2), (2, 1), returns=AB)
+
+
+@checkpoint.test("matmul_2d", hint="A row (1, 3) times a column (3, 1) is one dot product: "
+                                   "1*4 + 2*5 + 3*6 = 32, as a list of one element.")
+def row_times_column(matmul_2d):
+    expect(matmul_2d, [1, 2, 3], (1, 3), (3, 1), [4, 5, 6], (3, 1), (1, 1), returns=[32])
+
+
+@checkpoint.test("matmul_2d", hint="A column (3, 1) times a row (1, 2) is the outer product "
+                                   "(3, 2): out[i, j] = a[i] * b[j].")
+def column_times_row(matmul_2d):
+    expect(matmul_2d, [1, 2, 3], (3, 1), (1, 1), [10, 20], (1, 2), (2, 1),
+           returns=[10, 20, 20, 40, 30, 60])
+
+
+@checkpoint.test("matmul_2d", hint="Strides may be 0 (a broadcast view): a (2, 2) matrix of "
+                                   "ones stored as [1]; [[1, 1]] @ [[1, 2], [3, 4]] = [4, 6].")
+def broadcast_operand(matmul_2d):
+    expect(matmul_2d, [1], (2, 2), (0, 0), [1, 2, 3, 4], (2, 2), (2, 1), returns=[4, 6, 4, 6])
+
+
+@checkpoint.test("matmul_2d", hint="The inner sizes must match (3 != 2): raise ValueError "
+                                   "naming both shapes.")
+def inner_sizes_must_match(matmul_2d):
+    expect(matmul_2d, A, (2, 3), (3, 1), A, (2, 3), (3, 1), raises=ValueError)
+
+
+@checkpoint.test("matmul_2d", hint="With k = 0 every dot product is an empty sum: 0.")
+def empty_inner_dimension(matmul_2d):
+    expect(matmul_2d, [], (2, 0), (1, 1), [], (0, 3), (3, 1), returns=[0, 0, 0, 0, 0, 0])
+
+
+# ------------------------------------------------------------------ batched_matmul
+
+@checkpoint.test("batched_matmul", hint="Matrix t of a starts at t * a_strides[0]: here "
+                                        "[1, 2] @ [[5], [6]] = 17 and [3, 4] @ [[7], [8]] = 53.")
+def two_dot_products(batched_matmul):
+    expect(batched_matmul, [1, 2, 3, 4], (2, 1, 2), (2, 2, 1), [5, 6, 7, 8], (2, 2, 1), (2, 1, 1),
+           returns=[17, 53])
+
+
+@checkpoint.test("batched_matmul", hint="Output batch 0 comes first, then batch 1: "
+                                        "[[1, 2], [3, 4]] @ 2I, then [[5, 6], [7, 8]] @ 10I.")
+def batches_in_order(batched_matmul):
+    expect(batched_matmul, [1, 2, 3, 4, 5, 6, 7, 8], (2, 2, 2), (4, 2, 1),
+           [2, 0, 0, 2, 10, 0, 0, 10], (2, 2, 2), (4, 2, 1),
+           returns=[2, 4, 6, 8, 50, 60, 70, 80])
+
+
+@checkpoint.test("batched_matmul", hint="Use b's own batch stride: 0 here, so every batch "
+                                        "multiplies by the same (identity) matrix.")
+def shared_b_with_batch_stride_zero(batched_matmul):
+    expect(batched_matmul, [1, 2, 3, 4, 5, 6, 7, 8], (2, 2, 2), (4, 2, 1),
+           [1, 0, 0, 1], (2, 2, 2), (0, 2, 1), returns=[1, 2, 3, 4, 5, 6, 7, 8])
+
+
+@checkpoint.test("batched_matmul", hint="Inside each batch, step down b's columns with "
+                                        "b_strides[1] (here b's matrices are transposed views).")
+def transposed_matrices_in_b(batched_matmul):
+    # b's two matrices are stored transposed: [[1, 3], [2, 4]] read with strides (1, 2)
+    # is [[1, 2], [3, 4]]; I @ that, and [[0, 1], [1, 0]] @ that (rows swapped)
+    expect(batched_matmul, [1, 0, 0, 1, 0, 1, 1, 0], (2, 2, 2), (4, 2, 1),
+           [1, 3, 2, 4], (2, 2, 2), (0, 1, 2), returns=[1, 2, 3, 4, 3, 4, 1, 2])
+
+
+@checkpoint.test("batched_matmul", hint="Batch sizes 2 and 3 differ: raise ValueError naming "
+                                        "both shapes.")
+def batch_sizes_must_match(batched_matmul):
+    expect(batched_matmul, [0] * 8, (2, 2, 2), (4, 2, 1), [0] * 12, (3, 2, 2), (4, 2, 1),
+           raises=ValueError)
+
+
+@checkpoint.test("batched_matmul", hint="Inner sizes 3 and 2 differ: raise ValueError.")
+def inner_sizes_must_match_in_a_batch(batched_matmul):
+    expect(batched_matmul, [0] * 6, (1, 2, 3), (6, 3, 1), [0] * 4, (1, 2, 2), (4, 2, 1),
+           raises=ValueError)
+
+
+@checkpoint.test("batched_matmul", hint="A batch of 0 matrices gives no numbers: [].")
+def empty_batch(batched_matmul):
+    expect(batched_matmul, [], (0, 2, 2), (4, 2, 1), [], (0, 2, 2), (4, 2, 1), returns=[])
+
+
+# ------------------------------------------------------------------ mse
+
+@checkpoint.test("mse", hint="Perfect predictions: every error is 0, so the mean is 0.0.")
+def perfect_predictions(mse):
+    expect(mse, [1.0, 2.0, 3.0], [1.0, 2.0, 3.0], returns=0.0)
+
+
+@checkpoint.test("mse", hint="Square each error and take the MEAN: (1 + 0 + 4) / 3.")
+def mean_of_squares(mse):
+    expect(mse, [1.0, 2.0, 3.0], [2.0, 2.0, 5.0], returns=5 / 3)
+
+
+@checkpoint.test("mse", hint="Divide by the number of values (4), not by 1 and not by n - 1.")
+def divides_by_n(mse):
+    expect(mse, [0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], returns=1.0)
+
+
+@checkpoint.test("mse", hint="Square the errors (2 ** 2 = 4); absolute values give 2.")
+def squares_not_absolute_values(mse):
+    expect(mse, [0.0, 0.0], [2.0, -2.0], returns=4.0)
+
+
+@checkpoint.test("mse", hint="One value: (3 - 1) ** 2 = 4.0.")
+def single_value(mse):
+    expect(mse, [3.0], [1.0], returns=4.0)
+
+
+@checkpoint.test("mse", hint="Different lengths are a bug upstream: raise ValueError "
+                             "(zip would silently drop the extra values).")
+def lengths_must_match(mse):
+    expect(mse, [1.0, 2.0, 3.0], [1.0, 2.0], raises=ValueError)
+
+
+@checkpoint.test("mse", hint="The mean of no values is undefined: raise ValueError, not "
+                             "ZeroDivisionError.")
+def empty_is_an_error(mse):
+    expect(mse, [], [], raises=ValueError)
+
+
+# ------------------------------------------------------------------ line_grads
+
+@checkpoint.test("line_grads", hint="When the line fits every point, every residual is 0, so "
+                                    "both gradients are 0.")
+def exact_fit_has_zero_gradient(line_grads):
+    expect(line_grads, 2.0, 1.0, [0.0, 1.0, 2.0], [1.0, 3.0, 5.0], returns=(0.0, 0.0))
+
+
+@checkpoint.test("line_grads", hint="Residual r = w*x + b - y = -2 (prediction minus target); "
+                                    "dL/dw = 2 * r * x = -4, dL/db = 2 * r = -4.")
+def one_point_below(line_grads):
+    expect(line_grads, 0.0, 0.0, [1.0], [2.0], returns=(-4.0, -4.0))
+
+
+@checkpoint.test("line_grads", hint="Residuals [1, 2]: dL/dw = (2/2)(1*1 + 2*2) = 5 and "
+                                    "dL/db = (2/2)(1 + 2) = 3. Keep the 2 and the mean.")
+def two_points(line_grads):
+    expect(line_grads, 1.0, 0.0, [1.0, 2.0], [0.0, 0.0], returns=(5.0, 3.0))
+
+
+@checkpoint.test("line_grads", hint="dL/db has no x in it: here x = -1 and 1, residuals [0, 2], "
+                                    "so dL/dw = (2/2)(0 * -1 + 2 * 1) = 2 and dL/db = 2.")
+def bias_gradient_has_no_x(line_grads):
+    expect(line_grads, 1.0, 1.0, [-1.0, 1.0], [0.0, 0.0], returns=(2.0, 2.0))
+
+
+@checkpoint.test("line_grads", hint="Residuals [-1.05, 1.25, -2.8]: dL/dw = (2/3)(6.95), "
+                                    "dL/db = (2/3)(-2.6).")
+def general_case(line_grads):
+    expect(line_grads, 0.3, -0.2, [0.5, 1.5, -2.0], [1.0, -1.0, 2.0],
+           returns=(13.9 / 3, -5.2 / 3))
+
+
+@checkpoint.test("line_grads", hint="Different numbers of xs and ys: raise ValueError.")
+def lengths_must_match_too(line_grads):
+    expect(line_grads, 1.0, 0.0, [1.0, 2.0], [1.0], raises=ValueError)

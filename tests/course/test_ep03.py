@@ -1,0 +1,352 @@
+"""Checkpoint 03 (elementwise ops and reductions): the reference passes, known-wrong
+code fails, and the library kernels agree with NumPy on strided views."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stridegrad.array import layout
+from stridegrad.course.build import reference_namespace
+from stridegrad.course.checks import load_checkpoint, run_checkpoint
+from stridegrad.course.paths import find_lesson
+
+from .conftest import ROOT, define
+
+CP = load_checkpoint("03")
+
+_ITER = """
+def iter_offsets(shape, strides, offset=0):
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        positions = [p + i * s for p in positions for i in range(d)]
+    return positions
+"""
+
+# Known-wrong implementations, in tests/course/wrong.py's format (exercise -> [(label, source)]).
+WRONG_03 = {
+    "iter_offsets": [
+        ("first axis fastest (column-major)", """
+def iter_offsets(shape, strides, offset=0):
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        positions = [p + i * s for i in range(d) for p in positions]
+    return positions
+"""),
+        ("forgets the offset", """
+def iter_offsets(shape, strides, offset=0):
+    positions = [0]
+    for d, s in zip(shape, strides):
+        positions = [p + i * s for p in positions for i in range(d)]
+    return positions
+"""),
+        ("returns a generator", """
+def iter_offsets(shape, strides, offset=0):
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        positions = [p + i * s for p in positions for i in range(d)]
+    return (p for p in positions)
+"""),
+        ("sorted positions", """
+def iter_offsets(shape, strides, offset=0):
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        positions = [p + i * s for p in positions for i in range(d)]
+    return sorted(positions)
+"""),
+        ("scalar has no element", """
+def iter_offsets(shape, strides, offset=0):
+    if not shape:
+        return []
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        positions = [p + i * s for p in positions for i in range(d)]
+    return positions
+"""),
+    ],
+    "map_unary": [
+        ("walks the whole storage", """
+def map_unary(fn, x):
+    storage, shape, strides, offset = x
+    return [fn(v) for v in storage]
+"""),
+        ("ignores the strides", """
+def map_unary(fn, x):
+    storage, shape, strides, offset = x
+    n = 1
+    for d in shape:
+        n *= d
+    return [fn(v) for v in storage[offset:offset + n]]
+"""),
+        ("forgets the offset", _ITER + """
+def map_unary(fn, x):
+    storage, shape, strides, offset = x
+    return [fn(storage[p]) for p in iter_offsets(shape, strides)]
+"""),
+        ("writes into the storage", _ITER + """
+def map_unary(fn, x):
+    storage, shape, strides, offset = x
+    for p in iter_offsets(shape, strides, offset):
+        storage[p] = fn(storage[p])
+    return [storage[p] for p in iter_offsets(shape, strides, offset)]
+"""),
+        ("maps each stored value once", _ITER + """
+def map_unary(fn, x):
+    storage, shape, strides, offset = x
+    done = {p: fn(storage[p]) for p in dict.fromkeys(iter_offsets(shape, strides, offset))}
+    return [done[p] for p in iter_offsets(shape, strides, offset)]
+"""),
+    ],
+    "map_binary": [
+        ("zips the storages", """
+def map_binary(fn, x, y):
+    if x[1] != y[1]:
+        raise ValueError((x[1], y[1]))
+    return [fn(a, b) for a, b in zip(x[0], y[0])]
+"""),
+        ("uses x's layout for y", _ITER + """
+def map_binary(fn, x, y):
+    if x[1] != y[1]:
+        raise ValueError((x[1], y[1]))
+    return [fn(x[0][p], y[0][p]) for p in iter_offsets(x[1], x[2], x[3])]
+"""),
+        ("swaps the arguments", _ITER + """
+def map_binary(fn, x, y):
+    if x[1] != y[1]:
+        raise ValueError((x[1], y[1]))
+    return [fn(y[0][q], x[0][p]) for p, q in zip(iter_offsets(*x[1:]), iter_offsets(*y[1:]))]
+"""),
+        ("compares element counts, not shapes", _ITER + """
+def map_binary(fn, x, y):
+    px, py = iter_offsets(*x[1:]), iter_offsets(*y[1:])
+    if len(px) != len(py):
+        raise ValueError((x[1], y[1]))
+    return [fn(x[0][p], y[0][q]) for p, q in zip(px, py)]
+"""),
+        ("no shape check", _ITER + """
+def map_binary(fn, x, y):
+    return [fn(x[0][p], y[0][q]) for p, q in zip(iter_offsets(*x[1:]), iter_offsets(*y[1:]))]
+"""),
+    ],
+    "sum_axis": [
+        ("sums over the wrong axis", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis = len(shape) - 1 - axis % len(shape)
+    rest = [(d, s) for k, (d, s) in enumerate(zip(shape, strides)) if k != axis]
+    out = [sum(storage[p + j * strides[axis]] for j in range(shape[axis]))
+           for p in iter_offsets([d for d, _ in rest], [s for _, s in rest], offset)]
+    new = tuple(1 if k == axis else d for k, d in enumerate(shape))
+    return out, new if keepdims else tuple(d for d, _ in rest)
+"""),
+        ("loses keepdims", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis %= len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [sum(storage[p + j * strides[axis]] for j in range(shape[axis]))
+           for p in iter_offsets(rs, rt, offset)]
+    return out, rs
+"""),
+        ("assumes row-major storage", """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis %= len(shape)
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.insert(0, step)
+        step *= max(d, 1)
+    positions = [offset]
+    rs = shape[:axis] + shape[axis + 1:]
+    for d, s in zip(rs, strides[:axis] + strides[axis + 1:]):
+        positions = [p + i * s for p in positions for i in range(d)]
+    out = [sum(storage[p + j * strides[axis]] for j in range(shape[axis])) for p in positions]
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rs
+"""),
+        ("keepdims appends the 1 at the end", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis %= len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [sum(storage[p + j * strides[axis]] for j in range(shape[axis]))
+           for p in iter_offsets(rs, rt, offset)]
+    return out, rs + (1,) if keepdims else rs
+"""),
+        ("no axis check", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    axis %= len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [sum(storage[p + j * strides[axis]] for j in range(shape[axis]))
+           for p in iter_offsets(rs, rt, offset)]
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rs
+"""),
+    ],
+    "reduce_axis": [
+        ("values in storage order", _ITER + """
+def reduce_axis(fn, x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis %= len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [fn(sorted(storage[p + j * strides[axis]] for j in range(shape[axis])))
+           for p in iter_offsets(rs, rt, offset)]
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rs
+"""),
+        ("folds fn pairwise", _ITER + """
+import functools
+
+def reduce_axis(fn, x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis %= len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [functools.reduce(lambda a, b: fn([a, b]),
+                            [storage[p + j * strides[axis]] for j in range(shape[axis])])
+           for p in iter_offsets(rs, rt, offset)]
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rs
+"""),
+        ("reduces the wrong axis", _ITER + """
+def reduce_axis(fn, x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis = len(shape) - 1 - axis % len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [fn([storage[p + j * strides[axis]] for j in range(shape[axis])])
+           for p in iter_offsets(rs, rt, offset)]
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rs
+"""),
+        ("loses keepdims", _ITER + """
+def reduce_axis(fn, x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    axis %= len(shape)
+    rs, rt = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    out = [fn([storage[p + j * strides[axis]] for j in range(shape[axis])])
+           for p in iter_offsets(rs, rt, offset)]
+    return out, rs
+"""),
+    ],
+}
+
+
+def test_checkpoint_has_the_five_exercises_with_hinted_tests():
+    assert CP.exercises == ["iter_offsets", "map_unary", "map_binary", "sum_axis", "reduce_axis"]
+    for ex in CP.exercises:
+        tests = [t for t in CP.tests if t.exercise == ex]
+        assert len(tests) >= 5 and all(t.hint for t in tests), ex
+
+
+def test_the_library_passes():
+    result = run_checkpoint(CP, vars(layout), require_local=False)
+    assert result.passed, [(r.test, r.message) for r in result.rows if not r.passed]
+
+
+def test_the_lesson_reference_passes():
+    ns = reference_namespace(find_lesson(ROOT, "03"))
+    result = run_checkpoint(CP, ns, require_local=False)
+    assert result.score == result.max_score == CP.max_points
+
+
+def test_every_exercise_has_known_wrong_implementations():
+    assert set(WRONG_03) == set(CP.exercises)
+
+
+@pytest.mark.parametrize("exercise, label, source",
+                         [(ex, label, src) for ex, cases in WRONG_03.items() for label, src in cases])
+def test_checkpoint_fails_known_wrong_implementation(exercise, label, source):
+    result = run_checkpoint(CP, define(source), exercise=exercise)
+    assert not result.passed, f"{exercise} ({label}) passes the checkpoint"
+    assert {r.status for r in result.rows} <= {"pass", "fail", "error"}, result
+
+
+def test_the_learners_own_iter_offsets_is_used():
+    """map_unary built on a stub iter_offsets says which function to finish."""
+    ns = define("""
+def iter_offsets(shape, strides, offset=0):
+    raise NotImplementedError("write iter_offsets")
+
+def map_unary(fn, x):
+    storage, shape, strides, offset = x
+    return [fn(storage[p]) for p in iter_offsets(shape, strides, offset)]
+""")
+    row = run_checkpoint(CP, ns, exercise="map_unary").rows[0]
+    assert row.status == "stub" and "finish iter_offsets first" in row.message
+
+
+# ------------------------------------------------------- the kernels agree with NumPy
+
+@st.composite
+def views(draw):
+    """A random strided view (permuted, sliced with steps, maybe reversed) of a storage."""
+    ndim = draw(st.integers(1, 3))
+    base_shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
+    storage = list(range(1, layout.numel(base_shape) + 1))
+    shape, strides, offset = base_shape, layout.contiguous_strides(base_shape), 0
+    axes = tuple(draw(st.permutations(range(ndim))))
+    shape, strides = layout.permute_layout(shape, strides, axes)
+    new_shape, new_strides = [], []
+    for d, s in zip(shape, strides):
+        sl = slice(draw(st.one_of(st.none(), st.integers(-d, d))), None,
+                   draw(st.sampled_from([1, 2, -1, -2])))
+        delta, n, stride = layout.slice_layout(d, s, sl)
+        offset += delta
+        new_shape.append(n)
+        new_strides.append(stride)
+    return storage, tuple(new_shape), tuple(new_strides), offset
+
+
+def _as_numpy(x):
+    storage, shape, strides, offset = x
+    return np.array([storage[p] for p in layout.iter_offsets(shape, strides, offset)],
+                    dtype=np.int64).reshape(shape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(views(), views())
+def test_maps_match_numpy(x, y):
+    a = _as_numpy(x)
+    assert layout.map_unary(lambda v: 3 * v - 1, x) == (3 * a - 1).ravel().tolist()
+    if x[1] == y[1]:
+        assert layout.map_binary(lambda u, v: u * 10 + v, x, y) == \
+            (a * 10 + _as_numpy(y)).ravel().tolist()
+    else:
+        with pytest.raises(ValueError, match="differ"):
+            layout.map_binary(lambda u, v: u, x, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(views(), st.data())
+def test_reductions_match_numpy(x, data):
+    a = _as_numpy(x)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    keepdims = data.draw(st.booleans())
+    want = a.sum(axis=axis, keepdims=keepdims)
+    assert layout.sum_axis(x, axis, keepdims) == (want.ravel().tolist(), want.shape)
+    if a.shape[axis] > 0:
+        want = a.max(axis=axis, keepdims=keepdims)
+        assert layout.reduce_axis(max, x, axis, keepdims) == (want.ravel().tolist(), want.shape)
+
+
+def test_reduction_axis_errors_name_the_axis():
+    x = ([0, 1, 2, 3], (2, 2), (2, 1), 0)
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for an array of dimension 2"):
+        layout.sum_axis(x, 2)
+    with pytest.raises(ValueError, match="axis -3"):
+        layout.reduce_axis(sum, x, -3)
+    with pytest.raises(ValueError, match="dimension 0"):
+        layout.sum_axis(([5], (), (), 0), 0)
