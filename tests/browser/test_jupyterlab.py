@@ -132,6 +132,7 @@ def test_lesson_02_stride_explorer_is_live_and_stubs_show_hints(page, lab_server
                                timeout=15_000, polling=200)
         after = view.inner_text()
         assert after != before, "changing the stride explorer's view did not change what it shows"
+        view.evaluate("el => el.scrollIntoView({block: 'start'})")
         screenshot(page, "lesson02_stride_explorer")
 
         # the unfilled exercises raise with the stub's hint, in the page
