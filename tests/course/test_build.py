@@ -348,3 +348,24 @@ def test_lesson_01_meets_the_lesson_standard():
         assert heading in text
     assert 3 <= text.count("#| exercise:") <= 6
     assert "plt.show()" in text
+
+
+def test_strip_answer_handles_a_wrapped_stands_for_paragraph():
+    from stridegrad.course.build import _strip_answer
+
+    doc = ['    """Do it.', "", "    Stands for the loop (after a long remark that",
+           "    wraps to a second line)::", "", "        for k in axes:", "            acc += k",
+           "", "    Args:", "        x: a thing.", '    """']
+    out = _strip_answer(doc)
+    assert not any("Stands for" in line or "acc += k" in line for line in out)
+    assert "    Args:" in out and out[-1] == '    """'
+    # a mention with no loop after it is prose, and stays
+    prose = ["    Stands for nothing in particular.", "", "    Args:"]
+    assert _strip_answer(prose) == prose
+
+
+def test_free_names_ignore_parameters_of_nested_functions():
+    from stridegrad.course.build import _free_names
+
+    src = "def f(x):\n    def back(g):\n        return g * x * scale\n    return back, (lambda h: h + 1)\n"
+    assert _free_names(src) == {"scale"}

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from stridegrad.array import layout
-from stridegrad.course import Checkpoint, check, expect, run_checkpoint
+from stridegrad.course import Checkpoint, check, expect, fail, run_checkpoint
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checkpoints import available
 from stridegrad.course.checks import (
@@ -118,6 +118,34 @@ def test_missing_and_stub_are_reported_as_such():
     row = result.row("index_in_a_matrix")
     assert row.status == "stub" and "calls numel" in row.message
     assert result.score == 0
+
+
+def test_a_stub_is_not_credited_when_the_test_swallows_its_error():
+    # NotImplementedError is a RuntimeError: a test expecting a RuntimeError would
+    # otherwise pass a stub
+    cp = Checkpoint("99_demo", "demo")
+
+    @cp.test("halve", hint="h")
+    def rejects_odd(halve):
+        try:
+            halve(3)
+        except RuntimeError:
+            return
+        fail("halve(3)", "raises RuntimeError", "returned")
+
+    ns = define("""
+        def halve(n):
+            raise NotImplementedError("divide by 2")
+    """)
+    result = run_checkpoint(cp, ns)
+    assert [r.status for r in result.rows] == ["stub"] and result.score == 0
+    ns = define("""
+        def halve(n):
+            if n % 2:
+                raise RuntimeError("odd")
+            return n // 2
+    """)
+    assert run_checkpoint(cp, ns).score == 1
 
 
 def test_imported_reference_is_not_credited():

@@ -173,9 +173,17 @@ def _strip_answer(lines: list[str]) -> list[str]:
     k = 0
     while k < len(lines):
         line = lines[k]
-        if line.strip().startswith("Stands for") and line.rstrip().endswith("::"):
+        if line.strip().startswith("Stands for"):
+            # the paragraph may wrap: it ends at the first line ending in "::"
+            end = k
+            while end < len(lines) and lines[end].strip() and not lines[end].rstrip().endswith("::"):
+                end += 1
+            if end == len(lines) or not lines[end].strip():
+                out.append(line)  # a paragraph that mentions the phrase, no loop after it
+                k += 1
+                continue
             base = len(line) - len(line.lstrip())
-            k += 1
+            k = end + 1
             while k < len(lines) and (not lines[k].strip()
                                       or len(lines[k]) - len(lines[k].lstrip()) > base):
                 if lines[k].strip().endswith(('"""', "'''")) and \
@@ -264,7 +272,8 @@ def _top_level_names(source: str) -> set[str]:
 def _free_names(source: str) -> set[str]:
     """Global names a function's source reads (annotations included)."""
     fdef = ast.parse(source).body[0]
-    loads, local = set(), {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+    # parameters of the function and of any nested function or lambda are local
+    loads, local = set(), {a.arg for a in ast.walk(fdef) if isinstance(a, ast.arg)}
     for node in ast.walk(fdef):
         if isinstance(node, ast.Name):
             (loads if isinstance(node.ctx, ast.Load) else local).add(node.id)

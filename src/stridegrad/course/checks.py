@@ -22,8 +22,10 @@ the result. :func:`check` is the notebook-facing wrapper.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
+import inspect
 import math
 import os
 import signal
@@ -412,10 +414,30 @@ class _Watch:
         return False
 
 
+def _stub_spy(fn: Callable) -> tuple[Callable, list]:
+    """Wrap a plain function so that a NotImplementedError it raises is recorded even
+    when a test swallows it (``NotImplementedError`` is a ``RuntimeError``: a test that
+    expects a RuntimeError would otherwise credit a stub). Classes stay as they are."""
+    seen: list = []
+    if not inspect.isfunction(fn):
+        return fn, seen
+
+    @functools.wraps(fn)
+    def spy(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NotImplementedError:
+            seen.append(True)
+            raise
+
+    return spy, seen
+
+
 def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) -> Row:
     row = Row(test.name, test.exercise, "pass", test.points, test.points, hint=test.hint,
               hidden=test.hidden)
     watch = _Watch(timeout, forbidden)
+    fn, stub_raised = _stub_spy(fn)
     try:
         with watch:
             test.func(fn)
@@ -442,6 +464,9 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) ->
         row.status = "error"
         row.got = f"raised {type(exc).__name__}: {_clip(exc, 60)}"
         row.message = f"{test.name} raised {type(exc).__name__}: {_clip(exc, 100)}"
+    if row.status == "pass" and stub_raised:
+        row.status = "stub"
+        row.message = "not filled in yet: still raises NotImplementedError"
     if row.status == "pass" and watch.called_forbidden:
         row.status = "delegates"
         row.message = (f"{test.exercise} calls the library's own {test.exercise}: "

@@ -1,0 +1,430 @@
+# %% [markdown]
+# # 07 · Two autograd designs
+#
+# Episode 06's engine hangs a backward closure on every value. It works, and
+# it is the clearest picture of reverse mode. PyTorch is organised
+# differently: a tensor is a thin handle with a pointer to a **node**, one
+# object per backward function, and the nodes are joined by explicit
+# **edges**. This episode builds that second design, puts the two side by
+# side, and measures them.
+#
+# The question underneath is **where autograd state should live**: inside
+# each value (its gradient, its inputs, its closure), or in shared graph nodes
+# that values merely point to? The answer decides what `detach()`, views and
+# shared histories cost, and whether a dropped graph is freed at once.
+#
+# **By the end you can**
+#
+# - describe PyTorch's autograd layout: `grad_fn`, `next_functions` edges
+#   with an input number, `AccumulateGrad` for leaves;
+# - find the edge an operation stores for each input (`gradient_edge`) and
+#   record an operation as a node (`var_mul`);
+# - run a backward pass the way PyTorch's engine does, by counting
+#   dependencies (`count_dependencies`, `run_backward`);
+# - explain what `detach()` and a shared history mean in each design;
+# - measure what only the cycle collector can free (`count_cycle_garbage`),
+#   and read a time and memory table of both designs.
+
+# %%
+#| setup
+from stridegrad.course import check
+import gc
+import math
+import time
+import tracemalloc
+import matplotlib.pyplot as plt
+import stridegrad as sg
+from stridegrad.viz import draw_graph
+from stridegrad.course.designs import (  # episode 06's engine, and this episode's classes
+    Value, CapturingValue, Var, Node, AccumulateGrad, AddBackward, MulBackward,
+    TanhBackward, grad_accumulator,
+)
+
+# %% [markdown]
+# ## Design A: a closure per node
+#
+# In episode 06 every `Value` carries all of its autograd state itself. Look
+# inside one:
+
+# %%
+x, y = Value(2.0, label="x"), Value(-3.0, label="y")
+xy = x * y
+for name, value in vars(xy).items():
+    print(f"{name:10}", f"a closure, {value.__qualname__}" if callable(value) else repr(value))
+
+# %% [markdown]
+# The value **is** the graph node: its number, its gradient, its inputs and
+# its backward closure all live in one object. Simple, and for scalars it is
+# hard to beat. But every value, even one you will never ask about, stores a
+# gradient, and the graph is made of the values themselves.
+#
+# ## Design B: handles that point at nodes (PyTorch's layout)
+#
+# PyTorch splits the two roles:
+#
+# - a **tensor** (here a `Var`) is a handle: its data, `requires_grad`,
+#   `grad` (only leaves get one), and `grad_fn`, the node that made it, with
+#   `output_nr` saying which of that node's outputs it is;
+# - a **node** is one backward function (`MulBackward`, `AddBackward`, ...).
+#   It holds what its backward needs (the saved inputs) and its edges,
+#   `next_functions`: one `(node, input_nr)` pair per input of the operation,
+#   pointing at the node that made that input;
+# - a **leaf** that requires grad (a parameter) has no `grad_fn`. Edges to it
+#   point at its `AccumulateGrad` node, whose only job is to add the gradient
+#   that arrives into the leaf's `.grad`. One leaf, one accumulator, however
+#   many times the leaf is used.
+#
+# `input_nr` matters for operations with several outputs (PyTorch's `unbind`
+# or `split` send each output's gradient to a different input slot of one
+# node). All our operations have one output, so it is always 0 here, but we
+# keep it, to read PyTorch's graphs as they are.
+#
+# The classes are given; look at two of them:
+
+# %%
+import inspect
+print(inspect.getsource(MulBackward))
+print(inspect.getsource(AccumulateGrad))
+
+# %% [markdown]
+# ## Exercise 1 · `gradient_edge`
+#
+# When an operation takes `var` as an input, which edge does it store? The
+# node that made `var`, if there is one; the leaf's accumulator if `var` is a
+# leaf that wants a gradient (`grad_accumulator(var)` returns the same one
+# every time); and `(None, 0)` for a constant.
+
+# %%
+#| exercise: stridegrad.course.designs.gradient_edge
+#| hint: if var.grad_fn is not None: return (var.grad_fn, var.output_nr); elif var.requires_grad: return (grad_accumulator(var), 0); else (None, 0)
+
+# %%
+#| check: gradient_edge
+
+# %% [markdown]
+# ## Exercise 2 · `var_mul`: an operation records a node
+#
+# With edges in hand, an operation is short. Here is addition: compute the
+# number, and if any input wants a gradient, make the node with one edge per
+# input.
+
+# %%
+def var_add(a, b):
+    """``a + b`` in design B."""
+    if not (a.requires_grad or b.requires_grad):
+        return Var(a.data + b.data)
+    node = AddBackward((gradient_edge(a), gradient_edge(b)))
+    return Var(a.data + b.data, grad_fn=node)
+
+
+def var_tanh(a):
+    """``tanh(a)`` in design B."""
+    t = math.tanh(a.data)
+    if not a.requires_grad:
+        return Var(t)
+    return Var(t, grad_fn=TanhBackward((gradient_edge(a),), t))
+
+# %% [markdown]
+# Now write multiplication. The node saves the two input **numbers**
+# (`MulBackward(edges, a.data, b.data)`), not the `Var`s: a node keeps alive
+# only what its backward needs.
+
+# %%
+#| exercise: stridegrad.course.designs.var_mul
+#| hint: if neither requires grad return Var(a.data * b.data); else node = MulBackward((gradient_edge(a), gradient_edge(b)), a.data, b.data) and return Var(a.data * b.data, grad_fn=node)
+
+# %%
+#| calls-exercise
+x, y, b = Var(2.0, requires_grad=True, label="x"), Var(-3.0, requires_grad=True, label="y"), \
+    Var(10.0, requires_grad=True, label="b")
+xy = var_mul(x, y)
+z = var_add(xy, b)
+print("z                        ", z)
+print("z.grad_fn.next_functions ", z.grad_fn.next_functions)
+print("xy.grad_fn.next_functions", xy.grad_fn.next_functions)
+
+# %%
+#| check: var_mul
+
+# %% [markdown]
+# ## Running backward over nodes
+#
+# PyTorch's engine does not sort the whole graph first. It counts, for every
+# node, how many edges point at it (its **dependencies**), starts at the
+# root's node with gradient 1, and keeps a list of nodes that are **ready**:
+# all of their gradients have arrived. Running a node sends one gradient down
+# each of its edges, into the next node's **buffer** (added, `+=`, as in
+# episode 06), and a node whose count drops to 0 becomes ready.
+#
+# ## Exercise 3 · `count_dependencies`
+#
+# Count edges, not nodes: in `x * x`, two edges lead to `x`'s accumulator, so
+# it must wait for two gradients. And explore each node once, with a stack.
+
+# %%
+#| exercise: stridegrad.course.designs.count_dependencies
+#| hint: counts = {root: 0}; stack = [root]; for each (next_node, _) in node.next_functions (skip None): if new, set 0 and push it; then counts[next_node] += 1
+
+# %%
+#| calls-exercise
+z = var_add(var_mul(x, y), b)  # z = x * y + b again
+[(node.variable.label if isinstance(node, AccumulateGrad) else node.name(), n)
+ for node, n in count_dependencies(z.grad_fn).items()]
+
+# %%
+#| check: count_dependencies
+
+# %% [markdown]
+# ## Exercise 4 · `run_backward`
+#
+# The engine. The gradients of interior values live only in `buffers`, a dict
+# local to the call: when a node has run, its buffer is dropped. Only leaves
+# end up with a `.grad`, through their `AccumulateGrad`.
+
+# %%
+#| exercise: stridegrad.course.designs.run_backward
+#| hint: deps = count_dependencies(root.grad_fn); buffers = {root.grad_fn: 1.0}; ready = [root.grad_fn]; pop a node, apply its buffer, add each gradient into the next node's buffer, decrement its count, push it at 0
+
+# %% [markdown]
+# The worked example of episode 06, in design B: weights `[0.5, -1.0, 2.0]`,
+# inputs `[4.0, 3.0, 2.0]`, bias `0.5`, target `2.5`.
+
+# %%
+#| calls-exercise
+w = [Var(v, requires_grad=True, label=f"w{i}") for i, v in enumerate([0.5, -1.0, 2.0])]
+bias = Var(0.5, requires_grad=True, label="b")
+p = bias
+for wi, xi in zip(w, [4.0, 3.0, 2.0]):
+    p = var_add(p, var_mul(wi, Var(xi)))
+d = var_add(p, Var(-2.5))
+loss = var_mul(d, d)
+run_backward(loss)
+print("prediction", p.data, " loss", loss.data)
+print("dL/db", bias.grad, " dL/dw", [wi.grad for wi in w])
+print("interior grads:", p.grad, d.grad, "(never stored)")
+draw_graph(loss, title="design B: one node per backward function; leaves through AccumulateGrad")
+plt.show()
+
+# %%
+#| check: run_backward
+
+# %% [markdown]
+# ## Where should autograd state live?
+#
+# In design A the state lives **in each value**. In design B the handle holds
+# only a pointer and the **graph lives in the nodes**, shared by whoever points
+# at them. Three consequences:
+#
+# **`detach()`.** In B, detaching makes a new handle on the same data with
+# `grad_fn = None`: O(1), the graph is untouched and other handles still
+# reach it. (PyTorch's `detach()` shares even the storage.) In A, a value
+# cannot lose its history without cutting the graph for everyone who uses
+# it, so "detach" must also build a new value.
+#
+# **Two handles, one history.** In B any number of handles can point at the
+# same node: gradients flowing into either one meet in that node's buffer.
+# That is how PyTorch can give a view its own handle (and its own small
+# node, such as `SelectBackward`) while the history it shares with its base
+# stays one graph. In A the handle *is* the node, so there is no second
+# handle to give.
+#
+# **Interior gradients.** In A every value keeps a `grad` for as long as the
+# graph lives. In B they exist only in the engine's buffers during the pass.
+
+# %%
+#| calls-exercise
+x, y, b = Var(2.0, requires_grad=True), Var(-3.0, requires_grad=True), Var(10.0, requires_grad=True)
+z = var_add(var_mul(x, y), b)
+zd = z.detach()
+print("detached:", zd, "| z still has", z.grad_fn.next_functions)
+
+alias = Var(z.data, grad_fn=z.grad_fn, output_nr=z.output_nr)  # a second handle on z's node
+run_backward(var_add(z, alias))  # d(z + z)/dx = 2y
+print("through two handles on one node: x.grad =", x.grad, "(2 * y)")
+
+xa, ya = Value(2.0), Value(-3.0)
+za = xa * ya + 10.0
+za.backward()
+print("design A keeps interior grads:", za._prev[0])
+
+# %% [markdown]
+# ## Memory: who frees the graph?
+#
+# CPython frees an object the moment its reference count drops to 0. A
+# **reference cycle** (objects pointing at each other) never gets there: it
+# waits for the **cycle collector**, which runs now and then and must walk
+# every tracked object to find it. micrograd's closures capture their own
+# output (`out._backward` refers to `out`), so *every node* is a cycle.
+#
+# ## Exercise 5 · `count_cycle_garbage`
+#
+# Measure it. With the automatic collector off, anything freed by reference
+# counting is gone at once, and whatever `gc.collect()` then finds was held
+# only by cycles.
+
+# %%
+#| exercise: stridegrad.course.designs.count_cycle_garbage
+#| hint: was = gc.isenabled(); gc.disable(); try: gc.collect(); build(); return gc.collect() finally: if was: gc.enable()
+
+# %%
+#| check: count_cycle_garbage
+
+# %% [markdown]
+# ## The same graph, four ways
+#
+# One graph for every design: `n` tanh units summed, `tanh(w_i * x_i + b)`,
+# four operations each, every `w_i` and `x_i` a leaf. The contestants:
+#
+# - **A, capturing output**: micrograd's closures (`CapturingValue`);
+# - **A, capturing inputs**: episode 06's `Value`;
+# - **B, nodes and edges**: this episode's `Var`, `var_mul` and `run_backward`;
+# - **library**: `sg.Value`, design A tuned (closures that capture plain
+#   numbers and return gradients).
+
+# %%
+def build_values(make, n):
+    """The graph with operators (design A and the library), backward run."""
+    b = make(0.1)
+    total = make(0.0)
+    for i in range(n):
+        total = total + (make(0.01 * (i % 7)) * make(1.0 + 0.001 * i) + b).tanh()
+    total.backward()
+    return total
+
+
+def build_vars(n):
+    """The same graph in design B, backward run."""
+    leaf = lambda v: Var(v, requires_grad=True)
+    b = leaf(0.1)
+    total = leaf(0.0)
+    for i in range(n):
+        unit = var_tanh(var_add(var_mul(leaf(0.01 * (i % 7)), leaf(1.0 + 0.001 * i)), b))
+        total = var_add(total, unit)
+    run_backward(total)
+    return total
+
+
+DESIGNS = {
+    "A, capturing output": lambda n: build_values(CapturingValue, n),
+    "A, capturing inputs": lambda n: build_values(Value, n),
+    "B, nodes and edges": build_vars,
+    "library sg.Value": lambda n: build_values(sg.Value, n),
+}
+N = 2000
+OPS = 4 * N
+
+# %% [markdown]
+# First the count that does not depend on the machine: objects that only the
+# cycle collector can free once the graph is dropped.
+
+# %%
+#| calls-exercise
+lines = []
+for name, build in DESIGNS.items():
+    garbage = count_cycle_garbage(lambda: build(N))
+    lines.append(f"{name:20}  {garbage:6d} objects left for the cycle collector "
+                 f"({garbage / OPS:.0f} per operation)")
+print("\n".join(lines))  # one print: output arriving in pieces would not compare equal
+
+# %% [markdown]
+# Only micrograd's design leaves garbage: each operation's output, its
+# closure, the closure's cells and the inputs they hold stay behind until the
+# collector runs. Until then a training loop keeps every step's graph alive,
+# and each collection has to walk all of it.
+#
+# Now time (build plus backward, best of 3) and peak memory (`tracemalloc`,
+# everything allocated while the graph is built and run). Timings vary from
+# machine to machine and run to run, so this cell's output is not compared
+# when the notebooks are tested (it is tagged `nbval-ignore-output`); the
+# conclusions below hold for the ratios, not the exact numbers.
+
+# %% tags=["nbval-ignore-output"]
+#| calls-exercise
+def best_time(fn, repeat=3):
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def peak_bytes(fn):
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+rows = [(name, best_time(lambda: build(N)), peak_bytes(lambda: build(N)))
+        for name, build in DESIGNS.items()]
+base_t, base_m = rows[1][1], rows[1][2]
+print(f"{'design':20}  {'ms':>7}  {'x time':>6}  {'peak KiB':>8}  {'x memory':>8}")
+for name, t, m in rows:
+    print(f"{name:20}  {t * 1e3:7.1f}  {t / base_t:6.2f}  {m / 1024:8.0f}  {m / base_m:8.2f}")
+
+# %% [markdown]
+# How to read it (ratios are against episode 06's `Value`). In our run on
+# CPython 3.11 the table said:
+#
+# - **Memory.** Design B's peak was *lower*, about three quarters of A's,
+#   although B makes a handle and a node per operation. A's value carries a
+#   closure, its cells and a `grad` for every node, for as long as the graph
+#   lives; B's node holds two floats and a tuple of edges, and its interior
+#   gradients exist only briefly, in the engine's buffers. Where the state
+#   lives decides what must be kept.
+# - **Time.** All three teaching engines were within a small factor of each
+#   other. The differences come mostly from how many Python objects and calls
+#   an operation makes (micrograd's operator builds its closure inline, ours
+#   calls `mul`, which calls `Value`), not from the design. The library's
+#   `sg.Value` was two to three times faster: its closures capture plain
+#   numbers, so there are fewer objects to allocate and free.
+# - **Cycles.** The capturing design's real cost does not show in one build:
+#   in a training loop its garbage piles up between collections, and every
+#   collection walks all of it.
+#
+# PyTorch chose B because of tensors, not scalars: a node per operation on a
+# million-element tensor costs nothing next to the data, and explicit edges
+# are what make views, `detach()`, hooks and a multithreaded engine possible.
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in PyTorch
+#
+# | here | PyTorch |
+# |---|---|
+# | `Var.grad_fn`, `Var.output_nr` | `t.grad_fn`, `t.output_nr` |
+# | `Node.next_functions` | `t.grad_fn.next_functions`, e.g. `((<AccumulateGrad>, 0), (None, 0))` |
+# | `AccumulateGrad`, `grad_accumulator` | `AccumulateGrad` nodes; the leaf keeps only a weak pointer to its accumulator |
+# | `gradient_edge` | `torch::autograd::impl::gradient_edge` in C++ |
+# | `count_dependencies`, `run_backward` | the engine's `compute_dependencies` and ready queue (`torch/csrc/autograd/engine.cpp`) |
+# | buffers local to the pass | `InputBuffer`: interior gradients are not kept unless you call `retain_grad()` |
+# | saved numbers in `MulBackward` | saved tensors; a version counter on each tensor catches in-place changes to them |
+# | `Var.detach()` | `t.detach()`: same storage, no `grad_fn` |
+#
+# Try it, if you have PyTorch: `z = x * y + b` with `requires_grad=True`
+# leaves, then `z.grad_fn`, `z.grad_fn.next_functions`, and
+# `z.grad_fn.next_functions[0][0].next_functions`.
+
+# %% [markdown]
+# ## Going further
+#
+# 1. **Two outputs.** Add an operation with two outputs, `sincos(a)`, whose
+#    node has two input slots: `output_nr` is 0 for `sin` and 1 for `cos`, and
+#    the engine's buffer for a node becomes a list indexed by `input_nr`.
+#    Change `run_backward` so that `sin(a) + cos(a)` gets the right gradient.
+# 2. **Freeing as you go.** PyTorch drops each node's saved values as soon as
+#    it has run (that is why a second `backward()` fails unless you pass
+#    `retain_graph=True`). Add that to `MulBackward` and `run_backward`, and
+#    measure the peak memory of a long chain before and after.
+# 3. **Weak or strong?** `grad_accumulator` keeps only a weak reference. What
+#    cycle would a strong one make, and would `count_cycle_garbage` see it?

@@ -1,0 +1,419 @@
+"""Checkpoint 07 (two autograd designs): ``gradient_edge``, ``var_mul``,
+``count_dependencies``, ``run_backward`` and ``count_cycle_garbage``.
+
+The tests build their graphs from the node classes the lesson imports
+(``stridegrad.course.designs``: ``Var``, ``AccumulateGrad``, ``AddBackward``,
+``MulBackward``, ``TanhBackward``), wiring the edges by hand, so each exercise
+is tested on its own. ``var_mul`` calls the learner's ``gradient_edge`` and
+``run_backward`` the learner's ``count_dependencies``, as the lesson asks.
+Expected numbers are worked out by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+
+from stridegrad.course.checks import Checkpoint, fail
+from stridegrad.course.designs import (
+    AccumulateGrad,
+    AddBackward,
+    MulBackward,
+    TanhBackward,
+    Var,
+)
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("07_two_autograd_designs", "two autograd designs",
+                        reference="stridegrad.course.designs")
+
+
+def _close(got, want, tol=1e-9):
+    try:
+        return math.isclose(float(got), want, rel_tol=tol, abs_tol=1e-12)
+    except (TypeError, ValueError):
+        return False
+
+
+def _leaf(data, label):
+    return Var(data, requires_grad=True, label=label)
+
+
+def _acc(v):
+    """A fresh AccumulateGrad edge for a leaf (the tests wire their own graphs)."""
+    return (AccumulateGrad(v), 0)
+
+
+# ------------------------------------------------------------------ gradient_edge
+
+@checkpoint.test("gradient_edge", hint="A Var made by an operation points at its node: "
+                                       "return (var.grad_fn, var.output_nr).")
+def edge_of_an_interior_var(gradient_edge):
+    node = AddBackward(((None, 0), (None, 0)))
+    v = Var(1.0, grad_fn=node)
+    got = gradient_edge(v)
+    if not (isinstance(got, tuple) and len(got) == 2 and got[0] is node and got[1] == 0):
+        fail("gradient_edge(v) for v made by an AddBackward node", (node, 0), got)
+
+
+@checkpoint.test("gradient_edge", hint="The second item is var.output_nr, which output of its "
+                                       "node the Var is; do not write 0.")
+def edge_keeps_the_output_number(gradient_edge):
+    node = AddBackward(((None, 0), (None, 0)))
+    v = Var(1.0, grad_fn=node, output_nr=1)
+    got = gradient_edge(v)
+    if not (isinstance(got, tuple) and len(got) == 2 and got[0] is node and got[1] == 1):
+        fail("gradient_edge(v) for v = output 1 of a node", (node, 1), got)
+
+
+@checkpoint.test("gradient_edge", hint="A leaf that requires grad has no grad_fn: its edge "
+                                       "goes to its AccumulateGrad, (grad_accumulator(var), 0).")
+def edge_of_a_leaf_goes_to_its_accumulator(gradient_edge):
+    x = _leaf(2.0, "x")
+    got = gradient_edge(x)
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], AccumulateGrad)
+            and got[0].variable is x and got[1] == 0):
+        fail("gradient_edge(x) for a leaf x with requires_grad=True",
+             "(AccumulateGrad of x, 0)", got)
+
+
+@checkpoint.test("gradient_edge", hint="Every use of a leaf must reach the SAME AccumulateGrad: "
+                                       "get it with grad_accumulator(var), do not make a new one.")
+def leaf_has_one_accumulator(gradient_edge):
+    x = _leaf(2.0, "x")
+    first = gradient_edge(x)
+    second = gradient_edge(x)
+    if first[0] is not second[0]:
+        fail("gradient_edge(x)[0] is gradient_edge(x)[0]", True, False)
+
+
+@checkpoint.test("gradient_edge", hint="A Var that does not require grad gets no gradient: "
+                                       "its edge is (None, 0).")
+def edge_of_a_constant_is_none(gradient_edge):
+    c = Var(3.0)
+    got = gradient_edge(c)
+    if got != (None, 0) or not isinstance(got, tuple):
+        fail("gradient_edge(Var(3.0)) for a constant", (None, 0), got)
+
+
+# ------------------------------------------------------------------ var_mul
+
+def _mul(var_mul, a, b, call):
+    out = var_mul(a, b)
+    if not isinstance(out, Var):
+        fail(call, "a Var", out)
+    return out
+
+
+@checkpoint.test("var_mul", hint="The output's data is a.data * b.data.")
+def var_mul_data(var_mul):
+    out = _mul(var_mul, _leaf(2.0, "a"), _leaf(-3.0, "b"), "var_mul(a=2, b=-3)")
+    if not _close(out.data, -6.0):
+        fail("var_mul(a=2, b=-3).data", -6.0, out.data)
+
+
+@checkpoint.test("var_mul", hint="One edge per input, in operand order: next_functions = "
+                                 "(gradient_edge(a), gradient_edge(b)). Forget one and that "
+                                 "input never gets a gradient.")
+def var_mul_has_an_edge_per_input(var_mul):
+    a, b = _leaf(2.0, "a"), _leaf(-3.0, "b")
+    out = _mul(var_mul, a, b, "var_mul(a, b)")
+    fn = out.grad_fn
+    if not isinstance(fn, MulBackward):
+        fail("type(var_mul(a, b).grad_fn)", "MulBackward", type(fn).__name__)
+    edges = tuple(fn.next_functions)
+    targets = tuple(getattr(n, "variable", n) for n, _ in edges)
+    if len(edges) != 2 or targets[0] is not a or targets[1] is not b:
+        fail("what var_mul(a, b).grad_fn.next_functions point at",
+             "(a's AccumulateGrad, b's AccumulateGrad)", edges)
+
+
+@checkpoint.test("var_mul", hint="MulBackward(edges, a.data, b.data): apply(g) returns "
+                                 "(g * b, g * a), so save the two input numbers in that order.")
+def var_mul_saves_the_inputs(var_mul):
+    out = _mul(var_mul, _leaf(2.0, "a"), _leaf(-3.0, "b"), "var_mul(a=2, b=-3)")
+    got = out.grad_fn.apply(1.0)
+    if not (len(got) == 2 and _close(got[0], -3.0) and _close(got[1], 2.0)):
+        fail("var_mul(a=2, b=-3).grad_fn.apply(1.0)", (-3.0, 2.0), tuple(got))
+
+
+@checkpoint.test("var_mul", hint="If neither input requires grad, record nothing: return "
+                                 "Var(a.data * b.data), no grad_fn.")
+def var_mul_of_constants_has_no_history(var_mul):
+    out = _mul(var_mul, Var(2.0), Var(5.0), "var_mul(Var(2), Var(5))")
+    if out.grad_fn is not None or out.requires_grad or not _close(out.data, 10.0):
+        fail("(data, grad_fn, requires_grad) of var_mul(Var(2), Var(5))", (10.0, None, False),
+             (out.data, out.grad_fn, out.requires_grad))
+
+
+@checkpoint.test("var_mul", hint="A constant input still has its slot: its edge is (None, 0), "
+                                 "so that apply's second gradient lines up with the second "
+                                 "input.")
+def var_mul_keeps_a_none_edge_for_a_constant(var_mul):
+    x = _leaf(2.0, "x")
+    out = _mul(var_mul, Var(4.0), x, "var_mul(Var(4), x)")
+    edges = tuple(out.grad_fn.next_functions)
+    if len(edges) != 2 or edges[0] != (None, 0) or getattr(edges[1][0], "variable", None) is not x:
+        fail("var_mul(Var(4), x).grad_fn.next_functions", "((None, 0), (x's AccumulateGrad, 0))",
+             edges)
+
+
+@checkpoint.test("var_mul", hint="An input made by an operation is reached through its grad_fn: "
+                                 "use gradient_edge for both inputs.")
+def var_mul_links_to_an_earlier_node(var_mul):
+    x, y = _leaf(2.0, "x"), _leaf(3.0, "y")
+    node = AddBackward((_acc(x), _acc(y)))
+    s = Var(5.0, grad_fn=node)
+    out = _mul(var_mul, s, y, "var_mul(s, y)")
+    first = tuple(out.grad_fn.next_functions)[0]
+    if first[0] is not node or first[1] != 0:
+        fail("var_mul(s, y).grad_fn.next_functions[0] where s = x + y", (node, 0), first)
+
+
+# ------------------------------------------------------------------ count_dependencies
+
+def _names(counts, names):
+    try:
+        return {names.get(id(k), repr(k)): v for k, v in counts.items()}
+    except AttributeError:
+        return counts
+
+
+@checkpoint.test("count_dependencies", hint="The root has no edge pointing at it: {root: 0}.")
+def dependencies_of_a_lone_node(count_dependencies):
+    root = AddBackward(((None, 0), (None, 0)))
+    got = count_dependencies(root)
+    if not isinstance(got, dict) or len(got) != 1 or got.get(root) != 0:
+        fail("count_dependencies(a node whose edges are all None)", {"root": 0}, got)
+
+
+@checkpoint.test("count_dependencies", hint="Count edges, not nodes: x * x has two edges to x's "
+                                            "accumulator, so it waits for 2 gradients.")
+def two_edges_to_one_node_count_two(count_dependencies):
+    ax = AccumulateGrad(_leaf(3.0, "x"))
+    mul = MulBackward(((ax, 0), (ax, 0)), 3.0, 3.0)
+    got = count_dependencies(mul)
+    if not isinstance(got, dict) or got.get(mul) != 0 or got.get(ax) != 2 or len(got) != 2:
+        fail("count_dependencies(MulBackward of x * x)", {"MulBackward": 0, "x": 2},
+             _names(got, {id(mul): "MulBackward", id(ax): "x"}) if isinstance(got, dict) else got)
+
+
+@checkpoint.test("count_dependencies", hint="Explore each node once (remember the ones you have "
+                                            "seen) but count every edge: n1 is used by n2 and n3, "
+                                            "so 2; x and y each by n1 only, so 1.")
+def diamond(count_dependencies):
+    ax, ay = AccumulateGrad(_leaf(1.0, "x")), AccumulateGrad(_leaf(2.0, "y"))
+    n1 = MulBackward(((ax, 0), (ay, 0)), 1.0, 2.0)
+    n2 = TanhBackward(((n1, 0),), 0.5)
+    n3 = AddBackward(((n1, 0), (n2, 0)))
+    got = count_dependencies(n3)
+    names = {id(n3): "n3", id(n2): "n2", id(n1): "n1", id(ax): "x", id(ay): "y"}
+    want = {"n3": 0, "n1": 2, "n2": 1, "x": 1, "y": 1}
+    if not isinstance(got, dict) or _names(got, names) != want:
+        fail("count_dependencies(n3) for n3 = n1 + tanh(n1), n1 = x * y", want,
+             _names(got, names) if isinstance(got, dict) else got)
+
+
+@checkpoint.test("count_dependencies", hint="Skip edges whose node is None (inputs that need no "
+                                            "gradient): None is not a node.")
+def none_edges_are_skipped(count_dependencies):
+    ax = AccumulateGrad(_leaf(1.0, "x"))
+    add = AddBackward(((None, 0), (ax, 0)))
+    got = count_dependencies(add)
+    if not isinstance(got, dict) or None in got or got.get(ax) != 1 or len(got) != 2:
+        fail("count_dependencies(AddBackward with edges (None, x))", {"AddBackward": 0, "x": 1},
+             got)
+
+
+@checkpoint.test("count_dependencies", hint="Use a stack (a list) rather than recursion: a "
+                                            "10,000-node chain must work.")
+def long_chain(count_dependencies):
+    ax = AccumulateGrad(_leaf(1.0, "x"))
+    node = TanhBackward(((ax, 0),), 0.0)
+    first = node
+    for _ in range(10_000):
+        node = TanhBackward(((node, 0),), 0.0)
+    got = count_dependencies(node)
+    if not isinstance(got, dict) or len(got) != 10_002 or got.get(first) != 1 or got.get(node) != 0:
+        fail("len, counts of count_dependencies(a 10,000-node chain)", (10_002, 1, 0),
+             (len(got), got.get(first), got.get(node)) if isinstance(got, dict) else got)
+
+
+# ------------------------------------------------------------------ run_backward
+
+def _xyb():
+    """z = x * y + b built by hand: x=2, y=-3, b=10."""
+    x, y, b = _leaf(2.0, "x"), _leaf(-3.0, "y"), _leaf(10.0, "b")
+    mul = MulBackward((_acc(x), _acc(y)), 2.0, -3.0)
+    xy = Var(-6.0, grad_fn=mul)
+    z = Var(4.0, grad_fn=AddBackward(((mul, 0), _acc(b))))
+    return x, y, b, xy, z
+
+
+@checkpoint.test("run_backward", hint="Start with {root.grad_fn: 1.0}; each node's apply gives "
+                                      "one gradient per next_functions entry; AccumulateGrad "
+                                      "writes the leaves' grad.")
+def run_backward_of_x_times_y_plus_b(run_backward):
+    x, y, b, xy, z = _xyb()
+    run_backward(z)
+    got = (x.grad, y.grad, b.grad)
+    if not all(g is not None and _close(g, w) for g, w in zip(got, (-3.0, 2.0, 1.0))):
+        fail("(x.grad, y.grad, b.grad) after run_backward(z = x*y + b) at x=2, y=-3, b=10",
+             (-3.0, 2.0, 1.0), got)
+
+
+@checkpoint.test("run_backward", hint="Interior gradients live in your local buffers; never "
+                                      "store them on the Vars: xy.grad stays None.")
+def interior_vars_get_no_grad(run_backward):
+    x, y, b, xy, z = _xyb()
+    run_backward(z)
+    if xy.grad is not None or z.grad is not None:
+        fail("(xy.grad, z.grad) after run_backward(z = x*y + b)", (None, None), (xy.grad, z.grad))
+
+
+@checkpoint.test("run_backward", hint="Add each arriving gradient into the buffer (+=), and run "
+                                      "a node only when count_dependencies' count for it reaches "
+                                      "0: n1 gets 1 from n3 and 1 - 0.5**2 from n2.")
+def shared_node_waits_for_all_its_gradients(run_backward):
+    x, y = _leaf(2.0, "x"), _leaf(3.0, "y")
+    calls = []
+
+    class CountingMul(MulBackward):
+        def apply(self, grad):
+            calls.append(grad)
+            return super().apply(grad)
+
+    n1 = CountingMul((_acc(x), _acc(y)), 2.0, 3.0)  # x * y
+    n2 = TanhBackward(((n1, 0),), 0.5)  # pretend tanh(x*y) = 0.5
+    n3 = AddBackward(((n1, 0), (n2, 0)))
+    run_backward(Var(0.0, grad_fn=n3))
+    # d/d(xy) = 1 + (1 - 0.25) = 1.75; x.grad = 1.75 * 3, y.grad = 1.75 * 2
+    if len(calls) != 1 or not _close(calls[0], 1.75):
+        fail("gradients n1 = x*y was applied to (n3 = n1 + tanh(n1))", [1.75], calls)
+    if not (_close(x.grad, 5.25) and _close(y.grad, 3.5)):
+        fail("(x.grad, y.grad)", (5.25, 3.5), (x.grad, y.grad))
+
+
+@checkpoint.test("run_backward", hint="A Var with no grad_fn has nothing to backpropagate "
+                                      "through: raise RuntimeError.")
+def leaf_root_raises(run_backward):
+    try:
+        run_backward(Var(1.0))
+    except NotImplementedError:  # a RuntimeError too, but it is a stub's: not an answer
+        raise
+    except RuntimeError:
+        return
+    fail("run_backward(Var(1.0))", "raises RuntimeError", "no error")
+
+
+@checkpoint.test("run_backward", hint="Edges to None (constants) get no gradient: skip them, and "
+                                      "line the gradients up with next_functions with zip.")
+def constants_are_skipped(run_backward):
+    x = _leaf(5.0, "x")
+    mul = MulBackward(((None, 0), _acc(x)), 4.0, 5.0)  # 4 * x
+    run_backward(Var(20.0, grad_fn=mul))
+    if x.grad is None or not _close(x.grad, 4.0):
+        fail("x.grad after run_backward(4 * x)", 4.0, x.grad)
+
+
+@checkpoint.test("run_backward", hint="No recursion: a ready list (stack) of nodes whose "
+                                      "gradients are complete handles a 10,000-node chain.")
+def run_backward_through_a_long_chain(run_backward):
+    x = _leaf(0.0, "x")
+    node = TanhBackward((_acc(x),), 0.0)
+    for _ in range(10_000):
+        node = TanhBackward(((node, 0),), 0.0)
+    run_backward(Var(0.0, grad_fn=node))
+    if x.grad is None or not _close(x.grad, 1.0):
+        fail("x.grad after 10,001 tanh at 0", 1.0, x.grad)
+
+
+# ------------------------------------------------------------------ count_cycle_garbage
+
+def _pairs(n):
+    out = []
+    for _ in range(n):
+        a = []
+        b = [a]
+        a.append(b)
+        out.append(a)
+    return out
+
+
+def _with_gc(enabled, fn):
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        return fn()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+@checkpoint.test("count_cycle_garbage", hint="Objects without cycles are freed by reference "
+                                             "counting the moment they are dropped: nothing is "
+                                             "left for gc.collect(), so 0.")
+def no_cycles_no_garbage(count_cycle_garbage):
+    got = _with_gc(True, lambda: count_cycle_garbage(lambda: [[k, k + 1] for k in range(200)]))
+    if got != 0:
+        fail("count_cycle_garbage(lambda: [[k, k + 1] for k in range(200)])", 0, got)
+
+
+@checkpoint.test("count_cycle_garbage", hint="Drop what build() returns before you collect "
+                                             "(do not keep it in a variable): 50 pairs of lists "
+                                             "that hold each other are 100 objects.")
+def counts_the_cycles_of_the_result(count_cycle_garbage):
+    got = _with_gc(True, lambda: count_cycle_garbage(lambda: _pairs(50)))
+    if got != 100:
+        fail("count_cycle_garbage(lambda: 50 cycles of 2 lists)", 100, got)
+
+
+@checkpoint.test("count_cycle_garbage", hint="Call gc.collect() once BEFORE build(): garbage "
+                                             "that was there already is not build's.")
+def older_garbage_is_not_counted(count_cycle_garbage):
+    def run():
+        _pairs(30)  # 60 objects of garbage, left for the collector
+        return count_cycle_garbage(lambda: None)
+    got = _with_gc(False, run)
+    if got != 0:
+        fail("count_cycle_garbage(lambda: None) with 60 objects of older garbage about", 0, got)
+
+
+@checkpoint.test("count_cycle_garbage", hint="Switch the automatic collector off (gc.disable()) "
+                                             "before build(): otherwise it frees some cycles "
+                                             "while build runs and you count too few.")
+def automatic_collector_is_off_during_build(count_cycle_garbage):
+    def build():
+        for _ in range(3000):  # each pair is dropped at once: garbage while build runs
+            a = []
+            b = [a]
+            a.append(b)
+    got = _with_gc(True, lambda: count_cycle_garbage(build))
+    if got != 6000:
+        fail("count_cycle_garbage(build making and dropping 3,000 cycles of 2 lists)", 6000, got)
+
+
+@checkpoint.test("count_cycle_garbage", hint="Turn the collector back on afterwards, and only if "
+                                             "it was on before (gc.isenabled()).")
+def collector_state_is_restored(count_cycle_garbage):
+    after_on = _with_gc(True, lambda: (count_cycle_garbage(lambda: None), gc.isenabled())[1])
+    after_off = _with_gc(False, lambda: (count_cycle_garbage(lambda: None), gc.isenabled())[1])
+    if (after_on, after_off) != (True, False):
+        fail("gc.isenabled() after count_cycle_garbage, when it was (on, off) before",
+             (True, False), (after_on, after_off))
+
+
+@checkpoint.test("count_cycle_garbage", hint="Use try/finally, so that the collector is switched "
+                                             "back on even when build() raises.")
+def collector_is_restored_when_build_raises(count_cycle_garbage):
+    def build():
+        raise ValueError("build failed")
+
+    def run():
+        try:
+            count_cycle_garbage(build)
+        except ValueError:
+            pass
+        return gc.isenabled()
+    if not _with_gc(True, run):
+        fail("gc.isenabled() after count_cycle_garbage(a build that raises)", True, False)

@@ -1,0 +1,126 @@
+"""Checkpoint 07 (two autograd designs): the reference passes, known-wrong code fails,
+the lesson's copies of the reference stay in sync, and the memory claims hold."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+
+import stridegrad as sg
+from stridegrad.course import designs
+from stridegrad.course.build import reference_namespace
+from stridegrad.course.checks import load_checkpoint, run_checkpoint
+from stridegrad.course.paths import find_lesson
+
+from .conftest import ROOT, define
+from .wrong.ep07 import WRONG
+
+CP = load_checkpoint("07")
+LESSON = find_lesson(ROOT, "07")
+SOURCE = LESSON.source.read_text()
+EXERCISES = ["gradient_edge", "var_mul", "count_dependencies", "run_backward",
+             "count_cycle_garbage"]
+
+
+def test_checkpoint_has_five_exercises_with_five_hinted_tests_each():
+    assert CP.exercises == EXERCISES
+    for ex in CP.exercises:
+        tests = [t for t in CP.tests if t.exercise == ex]
+        assert len(tests) >= 5 and all(t.hint for t in tests), ex
+
+
+def test_the_lesson_reference_passes():
+    result = run_checkpoint(CP, reference_namespace(LESSON), require_local=False)
+    assert result.score == result.max_score == CP.max_points, result
+
+
+def test_every_exercise_has_known_wrong_implementations():
+    assert set(WRONG) == set(CP.exercises)
+
+
+@pytest.mark.parametrize("exercise, label, source",
+                         [(ex, label, src) for ex, cases in WRONG.items() for label, src in cases])
+def test_checkpoint_fails_known_wrong_implementation(exercise, label, source):
+    result = run_checkpoint(CP, define(source), exercise=exercise)
+    assert not result.passed, f"{exercise} ({label}) passes the checkpoint"
+    assert {r.status for r in result.rows} <= {"pass", "fail", "error", "timeout"}, result
+
+
+def test_forgotten_edge_fails_the_edge_test():
+    ns = define(dict(WRONG["var_mul"])["forgets an edge"])
+    row = run_checkpoint(CP, ns, exercise="var_mul").row("var_mul_has_an_edge_per_input")
+    assert row.status == "fail" and "Forget one" in row.hint
+
+
+def test_lesson_copies_are_the_reference():
+    for fn in (designs.var_add, designs.var_tanh):
+        assert inspect.getsource(fn) in SOURCE, fn.__name__
+
+
+def _graph(make, n=50):
+    b = make(0.1)
+    total = make(0.0)
+    for i in range(n):
+        total = total + (make(0.01 * i) * make(1.0 + i) + b).tanh()
+    total.backward()
+    return total
+
+
+def test_only_the_capturing_closure_leaves_cycles():
+    count = designs.count_cycle_garbage
+    assert count(lambda: _graph(designs.CapturingValue)) > 4 * 50  # at least one per op
+    assert count(lambda: _graph(designs.Value)) == 0
+    assert count(lambda: _graph(sg.Value)) == 0
+
+    def design_b():
+        leaf = lambda v: designs.Var(v, requires_grad=True)
+        total = leaf(0.0)
+        for i in range(50):
+            unit = designs.var_tanh(designs.var_add(designs.var_mul(leaf(0.01 * i), leaf(1.0)),
+                                                    leaf(0.1)))
+            total = designs.var_add(total, unit)
+        designs.run_backward(total)
+        return total
+    assert count(design_b) == 0
+
+
+def test_design_b_worked_example_and_no_interior_grads():
+    V, add, mul = designs.Var, designs.var_add, designs.var_mul
+    w = [V(v, requires_grad=True) for v in (0.5, -1.0, 2.0)]
+    b = V(0.5, requires_grad=True)
+    p = b
+    for wi, xi in zip(w, (4.0, 3.0, 2.0)):
+        p = add(p, mul(wi, V(xi)))
+    d = add(p, V(-2.5))
+    loss = mul(d, d)
+    designs.run_backward(loss)
+    assert (p.data, loss.data, b.grad) == (3.5, 1.0, 2.0)
+    assert [wi.grad for wi in w] == [8.0, 6.0, 4.0]
+    assert p.grad is None and d.grad is None
+
+
+def test_detach_and_shared_history():
+    x = designs.Var(2.0, requires_grad=True)
+    y = designs.Var(-3.0, requires_grad=True)
+    z = designs.var_mul(x, y)
+    zd = z.detach()
+    assert zd.grad_fn is None and not zd.requires_grad and zd.data == z.data
+    alias = designs.Var(z.data, grad_fn=z.grad_fn)
+    designs.run_backward(designs.var_add(z, alias))
+    assert (x.grad, y.grad) == (-6.0, 4.0)
+
+
+def test_timing_cell_is_not_output_compared():
+    nb = json.loads(LESSON.solution_path.read_text())
+    timing = [c for c in nb["cells"] if c["cell_type"] == "code" and "perf_counter" in "".join(c["source"])]
+    assert len(timing) == 1
+    assert "nbval-ignore-output" in timing[0]["metadata"]["tags"]
+
+
+def test_lesson_07_meets_the_lesson_standard():
+    for heading in ("By the end you can", "Where this is in PyTorch", "Going further",
+                    "#| check: all", "next_functions", "tracemalloc", "gc.disable"):
+        assert heading in SOURCE
+    assert 3 <= SOURCE.count("#| exercise:") <= 6
