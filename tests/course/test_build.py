@@ -369,3 +369,15 @@ def test_free_names_ignore_parameters_of_nested_functions():
 
     src = "def f(x):\n    def back(g):\n        return g * x * scale\n    return back, (lambda h: h + 1)\n"
     assert _free_names(src) == {"scale"}
+
+
+def test_coalesce_streams_merges_split_prints_only_within_one_stream():
+    from stridegrad.course.build import coalesce_streams
+
+    outs = [{"output_type": "stream", "name": "stdout", "text": "a"},
+            {"output_type": "stream", "name": "stdout", "text": ["b\n"]},
+            {"output_type": "stream", "name": "stderr", "text": "warn\n"},
+            {"output_type": "display_data", "data": {}, "metadata": {}},
+            {"output_type": "stream", "name": "stdout", "text": "c\n"}]
+    merged = coalesce_streams(outs)
+    assert [o.get("text") for o in merged] == ["ab\n", "warn\n", None, "c\n"]

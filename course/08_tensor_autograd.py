@@ -1,0 +1,488 @@
+# %% [markdown]
+# # 08 · Tensor autograd
+#
+# In episode 06 every number was its own `Value` and every operation recorded a
+# tiny backward closure. That engine is correct, but a 64 × 128 weight matrix
+# would be 8,192 separate nodes. Real libraries record **one node per tensor
+# operation**: `a @ b` is a single node, whatever the sizes, and its backward
+# works on whole arrays at once.
+#
+# The engine itself does not change: a topological order, gradients
+# accumulated, one backward rule per operation. What changes is that each
+# rule now receives an *array* of gradients, and must return arrays of exactly
+# the right shapes. This episode is about those shapes.
+#
+# **By the end you can**
+#
+# - say what a node saves for backward, and why a second `backward()` fails;
+# - write the backward of elementwise ops, of `sum`, `mean` and `max`, of
+#   `matmul` (shapes worked out), of `reshape` and `transpose`;
+# - sum a gradient back to the shape of a broadcast input (`unbroadcast`), the
+#   step learners miss most often;
+# - check any backward rule against finite differences (`numerical_gradient`,
+#   then `sg.gradcheck` on every op);
+# - use `requires_grad`, `no_grad()` and `detach()` on purpose.
+#
+# The exercises are small functions on NumPy arrays: the single steps that
+# the library's nodes perform. After each one we compare your function with
+# what `stridegrad.Tensor` computes.
+
+# %%
+#| setup
+from stridegrad.course import check
+from typing import Callable
+import numpy as np
+import matplotlib.pyplot as plt
+import stridegrad as sg
+
+np.set_printoptions(precision=4, suppress=True)  # short, readable arrays in the outputs
+
+# %% [markdown]
+# ## One node per operation, and what it saves
+#
+# Here is a matrix times a column, then a sum. Each result carries a `grad_fn`:
+# the node that knows how to send a gradient back. `next_functions` are the
+# edges to the nodes of the inputs (`AccumulateGrad` is the sink that writes
+# into a leaf's `.grad`).
+
+# %%
+a = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+b = sg.tensor([[1.0], [2.0], [3.0]], requires_grad=True)
+z = a @ b
+loss = z.sum()
+print("z =", z.numpy().tolist())
+print("loss.grad_fn:", loss.grad_fn, "->", loss.grad_fn.next_functions)
+print("z.grad_fn:   ", z.grad_fn, "->", z.grad_fn.next_functions)
+
+# %% [markdown]
+# To compute the gradient of `a`, the matmul node needs `b`, and for the
+# gradient of `b` it needs `a`. So the node keeps both input arrays: these are
+# its **saved tensors**. They are the price of reverse mode: memory that stays
+# alive from the forward pass until backward has used it.
+
+# %%
+print("saved a:", z.grad_fn.a.tolist())
+print("saved b:", z.grad_fn.b.tolist())
+
+# %% [markdown]
+# Backward uses the saved arrays, then **frees them** (so a long training run
+# does not keep every step's activations). Run backward once and look again.
+# A second backward through the same graph now has nothing to work with, and
+# says so instead of giving a wrong answer.
+
+# %%
+loss.backward()
+print("a.grad =", a.grad.numpy().tolist())
+print("b.grad =", b.grad.numpy().tolist())
+print("saved a after backward:", z.grad_fn.a)
+try:
+    loss.backward()
+except RuntimeError as err:
+    print("RuntimeError:", str(err)[:110], "...")
+
+# %% [markdown]
+# If you really need two backward passes through one graph (rare: second
+# derivatives, or two losses sharing a trunk), ask for the saved tensors to be
+# kept with `retain_graph=True`. Note that the gradients **accumulate**: the
+# second pass adds to `.grad`, exactly like a `Value` used twice in episode 06.
+
+# %%
+x = sg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = (x * x).sum()
+y.backward(retain_graph=True)
+print("after one backward: ", x.grad.numpy().tolist())
+y.backward()
+print("after two backwards:", x.grad.numpy().tolist())
+
+# %% [markdown]
+# ## The shape rule
+#
+# With a scalar loss $L$ and a tensor $x$, the gradient $\partial L / \partial x$
+# has one entry per entry of $x$: **it has exactly the shape of $x$**. Every
+# backward rule in this episode follows from that one fact plus the chain rule.
+#
+# **Elementwise ops** are the easy case: entry $i$ of the output depends only on
+# entry $i$ of each input, so the scalar rules of episode 06 apply entry by
+# entry. `out = a * b` sends `grad * b` to `a` and `grad * a` to `b` (so the node
+# saves both); `exp` sends `grad * exp(x)` (it saves its *output*); `relu`
+# sends `grad` where the output was positive and 0 elsewhere.
+
+# %%
+x = sg.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+x.exp().sum().backward()
+print("d sum(exp(x)) / dx =", x.grad.numpy(), "  exp(x) =", np.exp(x.numpy()))
+x.grad = None
+x.relu().sum().backward()
+print("d sum(relu(x)) / dx =", x.grad.numpy().tolist())
+
+# %% [markdown]
+# ## Broadcasting, backwards
+#
+# Adding a bias column `c` of shape `(3, 1)` to a `(3, 4)` matrix uses each
+# entry of `c` four times: broadcasting stretched it (episode 04). A value used
+# four times collects four gradients, which add up (episode 06 again). So the
+# gradient of `c` is the `(3, 4)` output gradient **summed along the stretched
+# axis**, back to shape `(3, 1)`.
+#
+# Broadcasting can also *add* axes on the left: a `(4,)` row added to a
+# `(2, 3, 4)` tensor is used 2 × 3 times, and its gradient sums over the first
+# two axes. Going backwards we undo both: sum away the added axes, then sum the
+# stretched ones **keeping** them as size 1.
+
+# %%
+def draw_grid(ax, values, x0, y0, color, alpha=1.0):
+    """Draw a 2-D array of numbers as labelled boxes with its top-left corner at (x0, y0)."""
+    for (r, c), v in np.ndenumerate(values):
+        ax.add_patch(plt.Rectangle((x0 + c, y0 - r), 0.9, 0.9, color=color, alpha=alpha))
+        ax.text(x0 + c + 0.45, y0 - r + 0.45, f"{v:g}", ha="center", va="center", fontsize=9)
+
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 2.8))
+col = np.array([[1.0], [2.0], [3.0]])
+draw_grid(axes[0], col, 0, 0, "tab:orange")
+draw_grid(axes[0], np.repeat(col, 4, axis=1), 2.5, 0, "tab:orange", alpha=0.35)
+axes[0].annotate("", xy=(2.4, -0.5), xytext=(1.1, -0.5), arrowprops=dict(arrowstyle="->"))
+axes[0].set_title("forward: c (3, 1) is stretched to (3, 4)")
+grad = np.arange(12.0).reshape(3, 4)
+draw_grid(axes[1], grad, 0, 0, "tab:blue", alpha=0.35)
+draw_grid(axes[1], grad.sum(axis=1, keepdims=True), 5.5, 0, "tab:blue")
+axes[1].annotate("sum each row", xy=(5.4, -0.5), xytext=(4.1, 0.3), fontsize=8,
+                 arrowprops=dict(arrowstyle="->"))
+axes[1].set_title("backward: the (3, 4) gradient is summed back to (3, 1)")
+for ax in axes:
+    ax.set_xlim(-0.3, 7.5)
+    ax.set_ylim(-2.3, 1.2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+plt.show()
+
+# %% [markdown]
+# ### A known-wrong version, failing loudly
+#
+# The classic mistake is to sum the stretched axis *without* `keepdims`. For
+# `c` of shape `(3, 1)` that returns shape `(3,)`. Nothing complains at first:
+# the numbers are even right. But an update `c - lr * grad` then broadcasts
+# `(3, 1)` against `(3,)` into a `(3, 3)` matrix, and the bias quietly grows.
+# That is why our engine refuses a gradient whose shape differs from its
+# tensor's, and why every test in the checkpoint compares shapes first.
+
+# %%
+def unbroadcast_forgets_keepdims(grad, shape):
+    """Wrong on purpose: sums the added axes, then the stretched ones without keepdims."""
+    lead = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched)
+
+
+c = np.array([[1.0], [2.0], [3.0]])
+bad = unbroadcast_forgets_keepdims(np.arange(12.0).reshape(3, 4), c.shape)
+print("gradient shape", bad.shape, "for a parameter of shape", c.shape)
+print("one SGD step turns c into shape", (c - 0.1 * bad).shape)
+try:
+    ct = sg.tensor(c, requires_grad=True)
+    ct.grad = sg.tensor(bad)
+except ValueError as err:
+    print("ValueError:", err)
+
+# %% [markdown]
+# ## Exercise 1 · `unbroadcast`
+#
+# Write the real thing. Count the added axes as `grad.ndim - len(shape)` and
+# sum over them; then find the axes where `shape` has a 1 but the gradient
+# does not, and sum over those with `keepdims=True`. Return an array of exactly
+# `shape` (for `shape == ()` a 0-d array or NumPy number is fine).
+
+# %%
+#| exercise: stridegrad.course.reference.unbroadcast
+#| hint: sum over the first grad.ndim - len(shape) axes, then over the size-1 axes of shape with keepdims=True
+
+# %% [markdown]
+# Compare with the engine: `x` of shape `(3, 1)` plus `y` of shape `(4,)` gives
+# `(3, 4)`. With the output gradient all ones, `x` was used 4 times per entry
+# and `y` 3 times.
+
+# %%
+#| calls-exercise
+x = sg.tensor([[1.0], [2.0], [3.0]], requires_grad=True)
+y = sg.tensor([10.0, 20.0, 30.0, 40.0], requires_grad=True)
+(x + y).sum().backward()
+print("engine :", x.grad.numpy().tolist(), y.grad.numpy().tolist())
+print("yours  :", unbroadcast(np.ones((3, 4)), (3, 1)).tolist(), unbroadcast(np.ones((3, 4)), (4,)).tolist())
+
+# %%
+#| check: unbroadcast
+
+# %% [markdown]
+# ## Reductions: `sum`, `mean`, `max`
+#
+# `x.sum(axis=1)` of a `(2, 3)` matrix adds each row into one number, so every
+# entry of row `i` gets the gradient of output `i`: backward **broadcasts** the
+# gradient back to `x`'s shape. Broadcasting forward, summing backward; summing
+# forward, broadcasting backward. The two are each other's mirror.
+#
+# One detail bites: without `keepdims`, the reduced axis is *gone* from the
+# gradient. A `(2,)` gradient broadcast to `(2, 3)` raises an error, which is
+# fine, but a `(3,)` gradient broadcast to `(3, 3)` lines up with the wrong axis
+# **silently**. Put the reduced axis back as size 1 at its own position first.
+#
+# `mean` is `sum` divided by the number of entries reduced, so its backward is
+# `sum`'s divided by the same number.
+
+# %%
+#| exercise: stridegrad.course.reference.sum_backward
+#| hint: without keepdims, first reshape grad so that every reduced axis is back as size 1; then broadcast to shape
+
+# %%
+#| calls-exercise
+x = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], requires_grad=True)
+(x.sum(axis=1) * sg.tensor([1.0, 2.0, 3.0])).sum().backward()
+print("engine:", x.grad.numpy().tolist())
+print("yours: ", sum_backward(np.array([1.0, 2.0, 3.0]), (3, 3), axis=1).tolist())
+x.grad = None
+x.mean().backward()
+print("mean:   every entry gets", x.grad.numpy()[0, 0], "= 1/9")
+
+# %%
+#| check: sum_backward
+
+# %% [markdown]
+# `max` picks one entry per slice, so only that entry influences the output:
+# it gets the whole gradient, and every other entry gets 0. When several
+# entries tie for the maximum, our engine (like PyTorch's `amax`) splits the
+# gradient equally between them, which keeps the sum of the gradient equal to
+# the incoming gradient. The known-wrong version here is to treat `max` like
+# `sum` and send the gradient to every entry.
+
+# %%
+#| exercise: stridegrad.course.reference.max_backward
+#| hint: a 0/1 mask of where x equals its max (keepdims=True), shared between ties, times grad with the reduced axis put back
+
+# %%
+#| calls-exercise
+x = sg.tensor([[1.0, 9.0, 9.0], [8.0, 2.0, 0.0]], requires_grad=True)
+(x.max(axis=1) * sg.tensor([10.0, 20.0])).sum().backward()
+print("engine:", x.grad.numpy().tolist())
+print("yours: ", max_backward(x.numpy(), np.array([10.0, 20.0]), axis=1).tolist())
+
+# %%
+#| check: max_backward
+
+# %% [markdown]
+# ## Matmul, with the shapes worked out
+#
+# Take `out = a @ b` with `a` of shape `(n, k)` and `b` of shape `(k, m)`, so
+# `out` and its gradient `G` are `(n, m)`. The shape rule says `grad_a` is
+# `(n, k)` and `grad_b` is `(k, m)`. Only one product of `G`, `a` and `b`
+# (transposed or not) has each shape:
+#
+# | want | shape | built from | product |
+# |---|---|---|---|
+# | `grad_a` | `(n, k)` | `G (n, m)` and `b (k, m)` | `G @ b.T` : `(n, m) @ (m, k)` |
+# | `grad_b` | `(k, m)` | `a (n, k)` and `G (n, m)` | `a.T @ G` : `(k, n) @ (n, m)` |
+#
+# The entries agree: `out[i, j] = sum_p a[i, p] * b[p, j]`, so
+# `dL/da[i, p] = sum_j G[i, j] * b[p, j]`, which is row `i` of `G` times row `p`
+# of `b`, i.e. `(G @ b.T)[i, p]`. Shapes catch most mistakes here, but not on
+# square matrices: a missing transpose there fits and is wrong.
+
+# %%
+#| exercise: stridegrad.course.reference.matmul_backward
+#| hint: write down the shape each gradient must have, then find the one product of grad, a and b (transposed or not) with that shape
+
+# %%
+#| calls-exercise
+rng = np.random.default_rng(0)
+an, bn, gn = rng.normal(size=(2, 3)), rng.normal(size=(3, 4)), rng.normal(size=(2, 4))
+a = sg.tensor(an, requires_grad=True)
+b = sg.tensor(bn, requires_grad=True)
+(a @ b).backward(sg.tensor(gn))
+ga, gb = matmul_backward(an, bn, gn)
+print("grad_a matches the engine:", np.allclose(ga, a.grad.numpy()), ga.shape)
+print("grad_b matches the engine:", np.allclose(gb, b.grad.numpy()), gb.shape)
+
+# %%
+#| check: matmul_backward
+
+# %% [markdown]
+# ## Reshape and transpose: moving gradients, not changing them
+#
+# `reshape` and `transpose` do not compute anything; they only read the same
+# numbers in another order (episode 02's views). Backward therefore moves each
+# gradient entry back to where its number came from: the gradient of a
+# reshape is reshaped back to the input's shape, and the gradient of a
+# permutation is permuted by the *inverse* permutation. For a plain transpose
+# the inverse is the transpose itself.
+
+# %%
+x = sg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+w = sg.tensor(np.arange(6.0).reshape(3, 2) * 10)
+(x.T * w).sum().backward()       # x.T has shape (3, 2), like w
+print("x.T grad_fn:", x.T.grad_fn, "  x.grad =", x.grad.numpy().tolist(), "= w.T")
+x.grad = None
+(x.reshape(6) * sg.arange(6.0)).sum().backward()
+print("x.reshape(6) grad_fn:", x.reshape(6).grad_fn, "  x.grad =", x.grad.numpy().tolist())
+
+# %% [markdown]
+# ## Checking a gradient with finite differences
+#
+# Every rule above can be wrong in ways that still produce the right shapes.
+# The cure is old and reliable: nudge one input entry by a tiny `eps` up and
+# down, and see how much the output moves. The **central difference**
+#
+# $$\frac{\partial f}{\partial x_i} \approx \frac{f(x + \varepsilon e_i) - f(x - \varepsilon e_i)}{2\varepsilon}$$
+#
+# has an error proportional to $\varepsilon^2$, far smaller than the one-sided
+# $(f(x + \varepsilon e_i) - f(x)) / \varepsilon$. It costs two evaluations of
+# `f` per entry, so it is a test tool, never a training tool.
+
+# %%
+#| exercise: stridegrad.course.reference.numerical_gradient
+#| hint: loop over np.ndindex(*x.shape); nudge one entry up and down by eps, call f each time, and put the entry back
+
+# %% [markdown]
+# Now check your own backward rules with it. Each check turns the rule into a
+# scalar function `f(x) = sum(op(x) * G)` for a fixed random `G`, so that
+# `dF/d op(x)` is exactly `G`.
+
+# %%
+#| calls-exercise
+rng = np.random.default_rng(1)
+an, bn = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+G = rng.normal(size=(2, 4))
+ga, gb = matmul_backward(an, bn, G)
+print("matmul a:", np.allclose(ga, numerical_gradient(lambda v: float(((v @ bn) * G).sum()), an.copy()), atol=1e-5))
+print("matmul b:", np.allclose(gb, numerical_gradient(lambda v: float(((an @ v) * G).sum()), bn.copy()), atol=1e-5))
+c = rng.normal(size=(3, 1))
+Gc = rng.normal(size=(2, 3, 4))
+print("unbroadcast (3, 1) -> (2, 3, 4):",
+      np.allclose(unbroadcast(Gc, (3, 1)), numerical_gradient(lambda v: float((np.broadcast_to(v, (2, 3, 4)) * Gc).sum()), c.copy()), atol=1e-5))
+xm = rng.normal(size=(3, 4))
+Gm = rng.normal(size=(3,))
+print("max over axis 1:", np.allclose(max_backward(xm, Gm, axis=1), numerical_gradient(lambda v: float((v.max(axis=1) * Gm).sum()), xm.copy()), atol=1e-5))
+
+# %%
+#| check: numerical_gradient
+
+# %% [markdown]
+# ### `gradcheck` on every op
+#
+# The library's `sg.gradcheck(fn, inputs)` does the same in float64 for
+# Tensor functions: it runs `backward` once, compares every entry with
+# central differences, and raises a table of the worst entries when they
+# disagree. Here it checks every differentiable operation of the episode,
+# broadcasting included.
+
+# %%
+sg.manual_seed(0)
+A = sg.randn(2, 3, requires_grad=True)
+B = sg.randn(3, 4, requires_grad=True)
+col = sg.randn(2, 1, requires_grad=True)
+row = sg.randn(3, requires_grad=True)
+P = sg.rand(2, 3, requires_grad=True)  # positive entries for log, sqrt and division
+ops = {
+    "a + b  (2, 1) + (3,)": (lambda c, r: c + r, [col, row]),
+    "a - b  (2, 3) - (3,)": (lambda a, r: a - r, [A, row]),
+    "a * b  (2, 3) * (2, 1)": (lambda a, c: a * c, [A, col]),
+    "a / b  (2, 3) / (2, 3)": (lambda a, p: a / (p + 1), [A, P]),
+    "a ** 3": (lambda a: a ** 3, [A]),
+    "exp, log, sqrt": (lambda p: (p + 1).log() + p.exp() + (p + 1).sqrt(), [P]),
+    "tanh, sigmoid, relu": (lambda a: a.tanh() + a.sigmoid() + a.relu(), [A]),
+    "sum(axis=1)": (lambda a: a.sum(axis=1), [A]),
+    "mean(axis=0, keepdims)": (lambda a: a.mean(axis=0, keepdims=True), [A]),
+    "max(axis=1)": (lambda a: a.max(axis=1), [A]),
+    "a @ b": (lambda a, b: a @ b, [A, B]),
+    "reshape(3, 2)": (lambda a: a.reshape(3, 2), [A]),
+    "transpose .T": (lambda a: a.T, [A]),
+    "slicing a[:, ::2]": (lambda a: a[:, ::2], [A]),
+}
+report = [f"{name:<24} gradcheck: {sg.gradcheck(fn, inputs)}" for name, (fn, inputs) in ops.items()]
+print("\n".join(report))
+
+# %% [markdown]
+# And a broken rule fails loudly. Here is a matmul backward that forgets a
+# transpose. On square matrices the shapes fit, so only the numbers can catch
+# it (the central difference is written inline, so this cell runs before
+# your exercise is done):
+
+# %%
+def wrong_matmul_grad_a(a, b, grad):
+    return grad @ b  # should be grad @ b.T
+
+
+an, bn = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+G = rng.normal(size=(3, 3))
+numeric = np.zeros_like(an)
+for idx in np.ndindex(*an.shape):  # the same central difference, written inline
+    up, down = an.copy(), an.copy()
+    up[idx] += 1e-6
+    down[idx] -= 1e-6
+    numeric[idx] = (((up @ bn) * G).sum() - ((down @ bn) * G).sum()) / 2e-6
+print("largest error of the wrong rule:", np.abs(wrong_matmul_grad_a(an, bn, G) - numeric).max().round(3))
+print("grad @ b.T agrees to 1e-6:       ", np.abs(G @ bn.T - numeric).max() < 1e-6)
+
+# %% [markdown]
+# ## Switching the recording off: `requires_grad`, `no_grad`, `detach`
+#
+# Recording a graph costs time and memory, so the engine records only what
+# could need a gradient:
+#
+# - **`requires_grad`** marks a leaf tensor as a parameter: ops that touch it
+#   record nodes, and its `.grad` gets filled. Data and targets leave it off.
+#   Only floating-point tensors can require gradients.
+# - **`with sg.no_grad():`** turns recording off in a block: results have no
+#   `grad_fn`. Use it for evaluation, and for optimizer updates, which must not
+#   become part of the next step's graph.
+# - **`t.detach()`** returns a tensor with the same numbers and no history: the
+#   gradient stops there. Use it to treat a value as a constant.
+
+# %%
+w = sg.tensor([1.0, 2.0], requires_grad=True)
+with sg.no_grad():
+    y = w * 3
+print("inside no_grad:", y.requires_grad, y.grad_fn)
+
+z = (w * w).detach() * w          # the first factor is a constant now
+z.sum().backward()
+print("d/dw of detach(w*w) * w =", w.grad.numpy().tolist(), "(just w*w, not 3 w^2)")
+
+try:
+    sg.tensor([1, 2, 3]).requires_grad = True
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done.
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in PyTorch
+#
+# | here | PyTorch |
+# |---|---|
+# | `z.grad_fn`, `next_functions` | the same names: `z.grad_fn.next_functions` |
+# | saved arrays on the node (`z.grad_fn.a`) | `z.grad_fn._saved_self`, `_saved_other`; `torch.autograd.graph.saved_tensors_hooks` |
+# | `unbroadcast` | `at::sum_to` in C++ (`sum_to_size` in Python) |
+# | `sum_backward`, `max_backward`, `matmul_backward` | `derivatives.yaml`: one formula per op, e.g. `mm: grad.mm(mat2.t())` |
+# | the retain_graph error | the same message, `retain_graph=True` |
+# | `numerical_gradient`, `sg.gradcheck` | `torch.autograd.gradcheck` (float64, central differences) |
+# | `no_grad`, `detach`, `requires_grad` | `torch.no_grad`, `Tensor.detach`, `requires_grad_()` |
+#
+# PyTorch's `max(dim)` returns indices and sends the gradient to one entry per
+# slice; `amax` splits it between ties as ours does.
+
+# %% [markdown]
+# ## Going further
+#
+# 1. **Batched matmul.** Extend `matmul_backward` to `(B, n, k) @ (k, m)`: what is
+#    `grad_b`'s shape, and where does `unbroadcast` come in?
+# 2. **Min and ties.** Should `x.min()` split the gradient between ties, or give it all
+#    to the first one? Both are "correct" where `min` has no derivative; which makes
+#    `gradcheck` pass on `[1, 1, 2]`, and why does neither always?
+# 3. **Memory.** Count the bytes saved by the graph of `relu(x @ W1) @ W2` for a batch of
+#    64 rows, 784 inputs and 128 hidden units. Which saved array could be dropped if
+#    `relu` saved its output instead of its input?

@@ -1,0 +1,336 @@
+"""Checkpoint 08 (tensor autograd): ``unbroadcast``, ``sum_backward``,
+``max_backward``, ``matmul_backward`` and ``numerical_gradient``.
+
+Every expected array is written out by hand (from the contract in the
+docstring), never computed with the library, so a test cannot agree with a
+wrong library. Each test needs only the function it tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from stridegrad.course.checks import CheckFailure, Checkpoint
+
+__all__ = ["checkpoint", "expect_array", "same_array"]
+
+checkpoint = Checkpoint("08_tensor_autograd", "tensor autograd",
+                        reference="stridegrad.course.reference")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _show(value: Any, limit: int = 70) -> str:
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+        text = f"{np.round(value.astype(float), 6).tolist()!r} shape {value.shape}"
+    elif isinstance(value, (np.floating, np.integer)):
+        text = repr(round(float(value), 6))
+    else:
+        try:
+            text = repr(value)
+        except Exception:
+            text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def same_array(call: str, got: Any, expected: Any, atol: float = 1e-6,
+               rtol: float = 1e-5) -> None:
+    """Fail unless ``got`` is an array (or number) of ``expected``'s shape and values."""
+    expected = np.asarray(expected, dtype=float)
+    if hasattr(got, "numpy") and not isinstance(got, np.ndarray):
+        got = got.numpy()  # a Tensor
+    try:
+        arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)")
+    if arr.shape != expected.shape:
+        raise CheckFailure(call, _show(expected), f"{_show(got)} (shape {arr.shape}, "
+                                                  f"not {expected.shape})")
+    if not np.allclose(arr, expected, atol=atol, rtol=rtol, equal_nan=False):
+        raise CheckFailure(call, _show(expected), _show(arr))
+
+
+def expect_array(fn: Callable, *args: Any, returns: Any, atol: float = 1e-6,
+                 call: str | None = None, **kwargs: Any) -> Any:
+    """Call ``fn`` and check that it returns ``returns`` (an array, compared with a tolerance)."""
+    if call is None:
+        parts = [_show(a, 30) for a in args] + [f"{k}={_show(v, 20)}" for k, v in kwargs.items()]
+        call = f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
+    try:
+        got = fn(*args, **kwargs)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure(call, _show(np.asarray(returns, dtype=float)),
+                           f"raised {type(exc).__name__}: {exc}"[:80], kind="error") from exc
+    same_array(call, got, returns, atol)
+    return got
+
+
+def _a(*rows) -> np.ndarray:
+    return np.array(rows, dtype=float)
+
+
+# ------------------------------------------------------------------ unbroadcast
+
+
+@checkpoint.test("unbroadcast", hint="Nothing was broadcast: return the gradient as it is.")
+def unbroadcast_same_shape(unbroadcast):
+    expect_array(unbroadcast, _a([1, 2, 3], [4, 5, 6]), (2, 3), returns=[[1, 2, 3], [4, 5, 6]])
+
+
+@checkpoint.test("unbroadcast", hint="Broadcasting added the leading axis: sum over axis 0. "
+                                     "(3,) from (2, 3) gets [1+1, 1+1, 1+1].")
+def unbroadcast_leading_axis(unbroadcast):
+    expect_array(unbroadcast, np.ones((2, 3)), (3,), returns=[2, 2, 2])
+
+
+@checkpoint.test("unbroadcast", hint="A size-1 axis that was stretched to 4: sum over it "
+                                     "with keepdims=True, so the result is (3, 1), not (3,).")
+def unbroadcast_stretched_axis_keeps_its_dim(unbroadcast):
+    g = np.arange(12.0).reshape(3, 4)
+    expect_array(unbroadcast, g, (3, 1), returns=[[6], [22], [38]])
+
+
+@checkpoint.test("unbroadcast", hint="Column vector (1, 4) from a (3, 4) gradient: sum the "
+                                     "rows, keep the axis: [[12, 15, 18, 21]].")
+def unbroadcast_row_vector(unbroadcast):
+    g = np.arange(12.0).reshape(3, 4)
+    expect_array(unbroadcast, g, (1, 4), returns=[[12, 15, 18, 21]])
+
+
+@checkpoint.test("unbroadcast", hint="Both at once: first sum the added leading axis "
+                                     "(2, 3, 4) -> (3, 4), then the stretched one with keepdims.")
+def unbroadcast_added_and_stretched(unbroadcast):
+    expect_array(unbroadcast, np.ones((2, 3, 4)), (3, 1), returns=[[8], [8], [8]])
+
+
+@checkpoint.test("unbroadcast", hint="A stretched axis in the middle: (2, 1, 4) from "
+                                     "(2, 3, 4) sums axis 1 only, keeping it.")
+def unbroadcast_middle_axis(unbroadcast):
+    expect_array(unbroadcast, np.ones((2, 3, 4)), (2, 1, 4), returns=np.full((2, 1, 4), 3.0))
+
+
+@checkpoint.test("unbroadcast", hint="A scalar input (shape ()) was added to every entry: "
+                                     "its gradient is the sum of them all, with shape ().")
+def unbroadcast_to_a_scalar(unbroadcast):
+    expect_array(unbroadcast, _a([1, 2], [3, 4]), (), returns=10.0)
+
+
+# ------------------------------------------------------------------ sum_backward
+
+
+@checkpoint.test("sum_backward", hint="x.sum() with no axis: every element gets the one "
+                                      "output gradient; the result has x's shape.")
+def sum_backward_all_axes(sum_backward):
+    expect_array(sum_backward, np.array(2.0), (2, 3), returns=np.full((2, 3), 2.0))
+
+
+@checkpoint.test("sum_backward", hint="Row sums of a (2, 3) x have gradient (2,): reshape it "
+                                      "to (2, 1), then broadcast to (2, 3).")
+def sum_backward_rows(sum_backward):
+    expect_array(sum_backward, _a(1, 2), (2, 3), axis=1,
+                 returns=[[1, 1, 1], [2, 2, 2]])
+
+
+@checkpoint.test("sum_backward", hint="On a square matrix a plain broadcast_to puts the "
+                                      "gradient along the wrong axis without any error: put "
+                                      "the reduced axis back as size 1 at position `axis`.")
+def sum_backward_square_axis_1(sum_backward):
+    expect_array(sum_backward, _a(1, 2, 3), (3, 3), axis=1,
+                 returns=[[1, 1, 1], [2, 2, 2], [3, 3, 3]])
+
+
+@checkpoint.test("sum_backward", hint="axis=0 removes the rows: the gradient (3,) becomes "
+                                      "(1, 3) and every row is [1, 2, 3].")
+def sum_backward_square_axis_0(sum_backward):
+    expect_array(sum_backward, _a(1, 2, 3), (3, 3), axis=0,
+                 returns=[[1, 2, 3], [1, 2, 3], [1, 2, 3]])
+
+
+@checkpoint.test("sum_backward", hint="With keepdims=True the gradient already has a size-1 "
+                                      "axis where the sum was: only broadcast it.")
+def sum_backward_keepdims(sum_backward):
+    expect_array(sum_backward, _a([1], [2]), (2, 3), axis=1, keepdims=True,
+                 returns=[[1, 1, 1], [2, 2, 2]])
+
+
+@checkpoint.test("sum_backward", hint="axis=-1 means the last axis: normalise negative axes "
+                                      "with axis % ndim.")
+def sum_backward_negative_axis(sum_backward):
+    expect_array(sum_backward, _a(5, 6), (2, 2), axis=-1, returns=[[5, 5], [6, 6]])
+
+
+@checkpoint.test("sum_backward", hint="A tuple of axes: insert a size-1 axis for each of them, "
+                                      "here (3,) -> (1, 3, 1), then broadcast to (2, 3, 4).")
+def sum_backward_tuple_of_axes(sum_backward):
+    want = np.broadcast_to(np.array([1.0, 2.0, 3.0])[None, :, None], (2, 3, 4))
+    expect_array(sum_backward, _a(1, 2, 3), (2, 3, 4), axis=(0, 2), returns=want)
+
+
+# ------------------------------------------------------------------ max_backward
+
+
+@checkpoint.test("max_backward", hint="Only the maximum (5, at index 1) gets the gradient; "
+                                      "the others get 0, not the gradient too.")
+def max_backward_vector(max_backward):
+    expect_array(max_backward, _a(1, 5, 3), np.array(1.0), returns=[0, 1, 0])
+
+
+@checkpoint.test("max_backward", hint="Two entries tie for the maximum: they share the "
+                                      "gradient, 0.5 each (divide by the number of ties).")
+def max_backward_ties_share(max_backward):
+    expect_array(max_backward, _a(2, 7, 7), np.array(1.0), returns=[0, 0.5, 0.5])
+
+
+@checkpoint.test("max_backward", hint="Row maxima (axis=1) of [[1, 9], [8, 2]] are 9 and 8: "
+                                      "row 0 sends 10 to the 9, row 1 sends 20 to the 8.")
+def max_backward_rows(max_backward):
+    expect_array(max_backward, _a([1, 9], [8, 2]), _a(10, 20), axis=1,
+                 returns=[[0, 10], [20, 0]])
+
+
+@checkpoint.test("max_backward", hint="Column maxima (axis=0) of [[1, 9], [8, 2]] are 8 and "
+                                      "9: column 0 sends 10 to the 8, column 1 sends 20 to the 9.")
+def max_backward_columns(max_backward):
+    expect_array(max_backward, _a([1, 9], [8, 2]), _a(10, 20), axis=0,
+                 returns=[[0, 20], [10, 0]])
+
+
+@checkpoint.test("max_backward", hint="With keepdims=True the gradient is already (2, 1); "
+                                      "compare x with the maxima kept as (2, 1).")
+def max_backward_keepdims(max_backward):
+    expect_array(max_backward, _a([1, 9], [8, 2]), _a([10], [20]), axis=1, keepdims=True,
+                 returns=[[0, 10], [20, 0]])
+
+
+@checkpoint.test("max_backward", hint="All-negative inputs: the maximum is -1; do not compare "
+                                      "with 0 or use abs.")
+def max_backward_negative_values(max_backward):
+    expect_array(max_backward, _a(-3, -1, -2), np.array(4.0), returns=[0, 4, 0])
+
+
+@checkpoint.test("max_backward", hint="axis=-1 is the last axis; ties inside one row share "
+                                      "that row's gradient.")
+def max_backward_negative_axis_with_ties(max_backward):
+    expect_array(max_backward, _a([3, 3, 1], [0, 2, 1]), _a(6, 1), axis=-1,
+                 returns=[[3, 3, 0], [0, 1, 0]])
+
+
+# ------------------------------------------------------------------ matmul_backward
+
+
+def _expect_pair(fn, a, b, g, want_a, want_b):
+    call = f"matmul_backward(a of shape {a.shape}, b of shape {b.shape}, grad of shape {g.shape})"
+    try:
+        got = fn(a, b, g)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure(call, "(grad_a, grad_b)", f"raised {type(exc).__name__}: {exc}"[:80],
+                           kind="error") from exc
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise CheckFailure(call, "a pair (grad_a, grad_b)", _show(got))
+    same_array(call + "[0] (grad_a)", got[0], want_a)
+    same_array(call + "[1] (grad_b)", got[1], want_b)
+
+
+@checkpoint.test("matmul_backward", hint="grad_a = grad @ b.T: (2, 1) @ (1, 3) is each row "
+                                         "[1, 2, 3]; grad_b = a.T @ grad: the column sums of a.")
+def matmul_backward_matrix_times_column(matmul_backward):
+    a, b = _a([1, 2, 3], [4, 5, 6]), _a([1], [2], [3])
+    _expect_pair(matmul_backward, a, b, np.ones((2, 1)), [[1, 2, 3], [1, 2, 3]], [[5], [7], [9]])
+
+
+@checkpoint.test("matmul_backward", hint="Work out the shapes first: grad_a must be (2, 3) "
+                                         "like a, so it is (2, 4) @ (4, 3) = grad @ b.T.")
+def matmul_backward_shapes(matmul_backward):
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    _expect_pair(matmul_backward, a, b, np.ones((2, 4)), np.full((2, 3), 4.0),
+                 np.full((3, 4), 2.0))
+
+
+@checkpoint.test("matmul_backward", hint="Square matrices hide a missing transpose: the shapes "
+                                         "fit, the values do not. grad_a = grad @ b.T.")
+def matmul_backward_square_needs_transpose(matmul_backward):
+    a, b = _a([1, 2], [3, 4]), _a([1, 2], [0, 1])
+    _expect_pair(matmul_backward, a, b, np.eye(2), [[1, 0], [2, 1]], [[1, 3], [2, 4]])
+
+
+@checkpoint.test("matmul_backward", hint="Order matters: grad_b = a.T @ grad, not grad @ a.T "
+                                         "or grad.T @ a.")
+def matmul_backward_order_of_factors(matmul_backward):
+    a, b = _a([1, 2], [3, 4]), np.eye(2)
+    g = _a([1, 0], [1, 1])
+    _expect_pair(matmul_backward, a, b, g, [[1, 0], [1, 1]], [[4, 3], [6, 4]])
+
+
+@checkpoint.test("matmul_backward", hint="Return (grad_a, grad_b) in that order: a row times "
+                                         "a column gives grad_a = 2 * b.T and grad_b = 2 * a.T.")
+def matmul_backward_row_times_column(matmul_backward):
+    a, b = _a([1, 2, 3]), _a([4], [5], [6])
+    _expect_pair(matmul_backward, a, b, _a([2]), [[8, 10, 12]], [[2], [4], [6]])
+
+
+# ------------------------------------------------------------------ numerical_gradient
+
+
+def _numgrad(fn, f, x, want, what, eps=None, atol=1e-4):
+    kwargs = {} if eps is None else {"eps": eps}
+    call = f"numerical_gradient({what}, x={_show(x, 30)}" + (f", eps={eps})" if eps else ")")
+    expect_array(fn, f, x.copy(), returns=want, atol=atol, call=call, **kwargs)
+
+
+@checkpoint.test("numerical_gradient", hint="(f(x + eps) - f(x - eps)) / (2 * eps) for one "
+                                            "entry at a time; for sum(x**2) that is 2x.")
+def numerical_gradient_of_squares(numerical_gradient):
+    _numgrad(numerical_gradient, lambda x: float((x ** 2).sum()), _a(1, 2, 3), [2, 4, 6],
+             "lambda x: (x**2).sum()")
+
+
+@checkpoint.test("numerical_gradient", hint="Walk every index of a 2-D x (np.ndindex(*x.shape)) "
+                                            "and return an array of x's shape.")
+def numerical_gradient_of_a_matrix(numerical_gradient):
+    w = _a([1, 2], [3, 4])
+    _numgrad(numerical_gradient, lambda x: float((x * w).sum()), _a([0.5, -1], [2, 0]),
+             [[1, 2], [3, 4]], "lambda x: (x * [[1, 2], [3, 4]]).sum()")
+
+
+@checkpoint.test("numerical_gradient", hint="Use the central difference, not the forward one: "
+                                            "with eps=0.01 the forward difference of x**3 at 2 "
+                                            "is 12.06, the central one 12.0001.")
+def numerical_gradient_is_central(numerical_gradient):
+    _numgrad(numerical_gradient, lambda x: float((x ** 3).sum()), _a(2.0), [12.0001],
+             "lambda x: (x**3).sum()", eps=1e-2, atol=1e-3)
+
+
+@checkpoint.test("numerical_gradient", hint="Divide by 2 * eps: the two points are 2 * eps apart.")
+def numerical_gradient_divides_by_two_eps(numerical_gradient):
+    _numgrad(numerical_gradient, lambda x: float(np.sin(x).sum()), _a(0.0, np.pi),
+             [1, -1], "lambda x: np.sin(x).sum()")
+
+
+@checkpoint.test("numerical_gradient", hint="Put each entry back to its old value after "
+                                            "measuring it: x must be unchanged at the end.")
+def numerical_gradient_restores_x(numerical_gradient):
+    x = _a([1.0, 2.0], [3.0, 4.0])
+    before = x.copy()
+    try:
+        numerical_gradient(lambda v: float((v ** 2).sum()), x)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure("numerical_gradient(lambda v: (v**2).sum(), x)", "x unchanged",
+                           f"raised {type(exc).__name__}: {exc}"[:80], kind="error") from exc
+    same_array("x after numerical_gradient(f, x)", x, before, atol=0, rtol=0)
+
+
+@checkpoint.test("numerical_gradient", hint="Perturb one entry at a time; each entry of the "
+                                            "gradient is its own pair of calls to f.")
+def numerical_gradient_one_entry_at_a_time(numerical_gradient):
+    _numgrad(numerical_gradient, lambda x: float(x[0] * x[1] + 3 * x[2]), _a(2, 5, 7),
+             [5, 2, 3], "lambda x: x[0] * x[1] + 3 * x[2]")

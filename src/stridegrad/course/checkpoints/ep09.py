@@ -1,0 +1,394 @@
+"""Checkpoint 09 (the training loop): ``Linear``, ``log_softmax``, ``nll_loss``,
+``sgd_step`` and ``adam_step``.
+
+Expected numbers are worked out by hand from each contract (the Adam ones
+step by step in the comments), never computed with the library. Each test
+needs only the exercise it tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import stridegrad as sg
+from stridegrad.course.checks import CheckFailure, Checkpoint, fail
+from stridegrad.nn import Parameter
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("09_training_loop", "the training loop",
+                        reference="stridegrad.course.reference")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _show(value: Any, limit: int = 70) -> str:
+    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+        try:
+            value = value.numpy()
+        except Exception:
+            pass
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+        text = f"{np.round(value.astype(float), 6).tolist()!r} shape {value.shape}"
+    elif isinstance(value, (np.floating, np.integer)):
+        text = repr(round(float(value), 6))
+    else:
+        try:
+            text = repr(value)
+        except Exception:
+            text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _same(call: str, got: Any, expected: Any, atol: float = 1e-5, rtol: float = 1e-5) -> None:
+    expected = np.asarray(expected, dtype=float)
+    if hasattr(got, "numpy") and not isinstance(got, np.ndarray):
+        got = got.numpy()
+    try:
+        arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)")
+    if arr.shape != expected.shape:
+        raise CheckFailure(call, _show(expected),
+                           f"{_show(arr)} (shape {arr.shape}, not {expected.shape})")
+    if not np.allclose(arr, expected, atol=atol, rtol=rtol):
+        raise CheckFailure(call, _show(expected), _show(arr))
+
+
+def _call(call: str, fn, *args, **kwargs):
+    """Run the learner's code; an exception becomes an 'error' row naming ``call``."""
+    try:
+        return fn(*args, **kwargs)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure(call, "no error", f"raised {type(exc).__name__}: {exc}"[:80],
+                           kind="error") from exc
+
+
+def _t(data, requires_grad=False):
+    return sg.tensor(np.asarray(data, dtype=np.float32), requires_grad=requires_grad)
+
+
+# ------------------------------------------------------------------ Linear
+
+
+@checkpoint.test("Linear", hint="PyTorch's layout: weight has shape (out_features, "
+                                "in_features), bias has shape (out_features,).")
+def linear_shapes(Linear):
+    lin = _call("Linear(4, 3)", Linear, 4, 3)
+    w, b = getattr(lin, "weight", None), getattr(lin, "bias", None)
+    if w is None or b is None:
+        fail("Linear(4, 3) has .weight and .bias", "both", f"weight={_show(w)}, bias={_show(b)}")
+    if tuple(w.shape) != (3, 4) or tuple(b.shape) != (3,):
+        fail("Linear(4, 3): weight.shape, bias.shape", "(3, 4), (3,)",
+             f"{tuple(w.shape)}, {tuple(b.shape)}")
+
+
+@checkpoint.test("Linear", hint="Wrap both in Parameter(...) and assign them as attributes: "
+                                "Module then lists them in parameters().")
+def linear_parameters(Linear):
+    lin = _call("Linear(4, 3)", Linear, 4, 3)
+    params = _call("list(Linear(4, 3).parameters())", lambda: list(lin.parameters()))
+    if not all(isinstance(p, Parameter) for p in (lin.weight, lin.bias)):
+        fail("types of weight and bias", "Parameter, Parameter",
+             f"{type(lin.weight).__name__}, {type(lin.bias).__name__}")
+    ids = [id(p) for p in params]
+    if len(params) != 2 or id(lin.weight) not in ids or id(lin.bias) not in ids:
+        fail("list(Linear(4, 3).parameters())", "[weight, bias]", _show(params))
+
+
+@checkpoint.test("Linear", hint="forward(x) is x @ weight.T + bias: with weight "
+                                "[[1, 2], [3, 4]] the first row [1, 1] gives [3, 7] + bias.")
+def linear_forward_values(Linear):
+    lin = _call("Linear(2, 2)", Linear, 2, 2)
+    lin.weight = Parameter(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32))
+    lin.bias = Parameter(np.array([0.5, -1.0], dtype=np.float32))
+    x = _t([[1.0, 1.0], [0.0, 2.0]])
+    out = _call("lin(x)", lin, x)
+    _same("Linear(2, 2) with weight [[1, 2], [3, 4]], bias [0.5, -1] on x = [[1, 1], [0, 2]]",
+          out, [[3.5, 6.0], [4.5, 7.0]])
+
+
+@checkpoint.test("Linear", hint="A batch of 7 rows of 3 features gives 7 rows of 2 outputs.")
+def linear_batch_shape(Linear):
+    sg.manual_seed(0)
+    lin = _call("Linear(3, 2)", Linear, 3, 2)
+    out = _call("Linear(3, 2)(x of shape (7, 3))", lin, sg.ones(7, 3))
+    if tuple(getattr(out, "shape", ())) != (7, 2):
+        fail("Linear(3, 2)(x of shape (7, 3)).shape", (7, 2), getattr(out, "shape", out))
+
+
+@checkpoint.test("Linear", hint="Initialise uniformly in [-1/sqrt(in), 1/sqrt(in)] (bias too): "
+                                "randn (std 1) is far too large for 100 inputs, and zeros "
+                                "make every unit the same.")
+def linear_init_scale(Linear):
+    sg.manual_seed(0)
+    lin = _call("Linear(100, 50)", Linear, 100, 50)
+    w, b = lin.weight.numpy(), lin.bias.numpy()
+    big = float(max(np.abs(w).max(), np.abs(b).max()))
+    if big > 0.1 + 1e-6:
+        fail("largest |weight| or |bias| of Linear(100, 50)", "<= 1/sqrt(100) = 0.1", big)
+    if not 0.04 < float(w.std()) < 0.075:
+        fail("standard deviation of Linear(100, 50).weight", "about 0.1/sqrt(3) = 0.058",
+             round(float(w.std()), 4))
+
+
+@checkpoint.test("Linear", hint="Draw the initial values with sg.rand (or sg.randn) so that "
+                                "sg.manual_seed makes them reproducible.")
+def linear_init_is_seeded(Linear):
+    sg.manual_seed(3)
+    a = _call("Linear(3, 2)", Linear, 3, 2)
+    sg.manual_seed(3)
+    b = _call("Linear(3, 2)", Linear, 3, 2)
+    if not np.array_equal(a.weight.numpy(), b.weight.numpy()):
+        fail("two Linear(3, 2) after sg.manual_seed(3)", "the same weights", "different weights")
+
+
+@checkpoint.test("Linear", hint="Build the output with Tensor ops on the Parameters, so "
+                                "backward reaches them: d(sum)/dW is the column sums of x.")
+def linear_gradients_reach_parameters(Linear):
+    sg.manual_seed(0)
+    lin = _call("Linear(3, 2)", Linear, 3, 2)
+    _call("Linear(3, 2)(ones(5, 3)).sum().backward()", lambda: lin(sg.ones(5, 3)).sum().backward())
+    if lin.weight.grad is None or lin.bias.grad is None:
+        fail("weight.grad, bias.grad after backward", "both set",
+             f"{_show(lin.weight.grad)}, {_show(lin.bias.grad)}")
+    _same("weight.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", lin.weight.grad,
+          np.full((2, 3), 5.0))
+    _same("bias.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", lin.bias.grad, [5.0, 5.0])
+
+
+# ------------------------------------------------------------------ log_softmax
+
+
+@checkpoint.test("log_softmax", hint="x - log(sum(exp(x))) along the last axis: "
+                                     "log(e + e^2 + e^3) = 3.4076.")
+def log_softmax_values(log_softmax):
+    out = _call("log_softmax([[1, 2, 3]])", log_softmax, _t([[1.0, 2.0, 3.0]]))
+    _same("log_softmax([[1, 2, 3]])", out, [[-2.40760596, -1.40760596, -0.40760596]])
+
+
+@checkpoint.test("log_softmax", hint="exp(1000) overflows to inf: subtract each row's max "
+                                     "first, then [0, -1000] is exact.")
+def log_softmax_large_logits(log_softmax):
+    out = _call("log_softmax([[1000, 0]])", log_softmax, _t([[1000.0, 0.0]]))
+    _same("log_softmax([[1000, 0]])", out, [[0.0, -1000.0]], atol=1e-3)
+
+
+@checkpoint.test("log_softmax", hint="exp(-1000) underflows to 0 and log(0) is -inf: shift "
+                                     "by the max, which makes the largest entry 0.")
+def log_softmax_very_negative_logits(log_softmax):
+    out = _call("log_softmax([[-1000, -1001]])", log_softmax, _t([[-1000.0, -1001.0]]))
+    _same("log_softmax([[-1000, -1001]])", out, [[-0.31326169, -1.31326169]], atol=1e-4)
+
+
+@checkpoint.test("log_softmax", hint="Each row on its own: reduce over axis=-1 with "
+                                     "keepdims=True so the (N, 1) result lines up with x.")
+def log_softmax_rows_are_independent(log_softmax):
+    out = _call("log_softmax([[1, 2], [10, 30]])", log_softmax, _t([[1.0, 2.0], [10.0, 30.0]]))
+    _same("log_softmax([[1, 2], [10, 30]])", out, [[-1.31326169, -0.31326169], [-20.0, 0.0]],
+          atol=1e-4)
+
+
+@checkpoint.test("log_softmax", hint="Equal logits in a row of 3 give -log(3) = -1.0986 for "
+                                     "every entry, whatever the common value.")
+def log_softmax_uniform_rows(log_softmax):
+    out = _call("log_softmax([[0, 0, 0], [5, 5, 5]])", log_softmax,
+                _t([[0.0, 0.0, 0.0], [5.0, 5.0, 5.0]]))
+    _same("log_softmax([[0, 0, 0], [5, 5, 5]])", out, np.full((2, 3), -1.09861229))
+
+
+@checkpoint.test("log_softmax", hint="Use Tensor methods only (max, exp, sum, log, -): a NumPy "
+                                     "detour or .detach() cuts the graph. d logp_0 / dx = "
+                                     "onehot - softmax = [0.5, -0.5].")
+def log_softmax_gradient(log_softmax):
+    x = _t([[0.0, 0.0]], requires_grad=True)
+
+    def run():
+        out = log_softmax(x)
+        (out * _t([[1.0, 0.0]])).sum().backward()
+
+    _call("(log_softmax(x) * [[1, 0]]).sum().backward() at x = [[0, 0]]", run)
+    _same("x.grad after (log_softmax(x) * [[1, 0]]).sum().backward() at x = [[0, 0]]", x.grad,
+          [[0.5, -0.5]])
+
+
+# ------------------------------------------------------------------ nll_loss
+
+
+def _logp(rows):
+    return _t(np.log(np.asarray(rows, dtype=np.float64)))
+
+
+@checkpoint.test("nll_loss", hint="Average of -logp[i, targets[i]]: -(log 0.5 + log 0.8) / 2.")
+def nll_loss_two_rows(nll_loss):
+    out = _call("nll_loss(log([[.5, .25, .25], [.1, .8, .1]]), [0, 1])", nll_loss,
+                _logp([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]), [0, 1])
+    _same("nll_loss(log([[.5, .25, .25], [.1, .8, .1]]), [0, 1])", out, 0.45814537)
+
+
+@checkpoint.test("nll_loss", hint="Negate: log-probabilities are <= 0 and the loss is >= 0. "
+                                  "Target 2 of [-1, -2, -3] costs 3.")
+def nll_loss_one_row(nll_loss):
+    out = _call("nll_loss([[-1, -2, -3]], [2])", nll_loss, _t([[-1.0, -2.0, -3.0]]), [2])
+    _same("nll_loss([[-1, -2, -3]], [2])", out, 3.0)
+
+
+@checkpoint.test("nll_loss", hint="Divide by N (the rows), not by N * C and not by nothing: "
+                                  "four rows that each cost 1 average to 1.")
+def nll_loss_is_a_mean_over_rows(nll_loss):
+    out = _call("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", nll_loss, _t([[-1.0, -2.0]] * 4),
+                [0, 0, 0, 0])
+    _same("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", out, 1.0)
+
+
+@checkpoint.test("nll_loss", hint="Return a Tensor of shape () (a single number), so that "
+                                  "loss.backward() needs no argument.")
+def nll_loss_is_a_scalar(nll_loss):
+    out = _call("nll_loss(zeros(3, 2), [0, 1, 1])", nll_loss, sg.zeros(3, 2), [0, 1, 1])
+    if tuple(getattr(out, "shape", (None,))) != ():
+        fail("nll_loss(zeros(3, 2), [0, 1, 1]).shape", (), getattr(out, "shape", _show(out)))
+
+
+@checkpoint.test("nll_loss", hint="Gradient: -1/N at each target entry, 0 elsewhere. Multiply "
+                                  "by a one-hot mask Tensor so backward reaches logp.")
+def nll_loss_gradient(nll_loss):
+    logp = _t([[-1.0, -2.0, -0.5], [-0.1, -3.0, -2.5]], requires_grad=True)
+    _call("nll_loss(logp, [2, 0]).backward()", lambda: nll_loss(logp, [2, 0]).backward())
+    _same("logp.grad after nll_loss(logp, [2, 0]).backward()", logp.grad,
+          [[0.0, 0.0, -0.5], [-0.5, 0.0, 0.0]])
+
+
+@checkpoint.test("nll_loss", hint="targets may be a list or a NumPy int array: np.asarray it.")
+def nll_loss_numpy_targets(nll_loss):
+    out = _call("nll_loss(..., np.array([1, 1]))", nll_loss,
+                _t([[-2.0, -0.25], [-1.0, -0.75]]), np.array([1, 1]))
+    _same("nll_loss([[-2, -0.25], [-1, -0.75]], np.array([1, 1]))", out, 0.5)
+
+
+# ------------------------------------------------------------------ sgd_step
+
+
+def _sgd(fn, param, grad, state, **kw):
+    args = ", ".join(f"{k}={v}" for k, v in kw.items())
+    call = f"sgd_step({_show(param, 25)}, {_show(grad, 25)}, state, {args})"
+    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
+
+
+@checkpoint.test("sgd_step", hint="Plain SGD: param - lr * grad = [1, 2] - 0.1 * [0.5, -1].")
+def sgd_plain_step(sgd_step):
+    call, got = _sgd(sgd_step, [1.0, 2.0], [0.5, -1.0], {}, lr=0.1)
+    _same(call, got, [0.95, 2.1], atol=1e-9)
+
+
+@checkpoint.test("sgd_step", hint="Weight decay adds weight_decay * param to the gradient "
+                                  "before anything else: g = 0 + 0.5 * [1, 2].")
+def sgd_weight_decay(sgd_step):
+    call, got = _sgd(sgd_step, [1.0, 2.0], [0.0, 0.0], {}, lr=0.1, weight_decay=0.5)
+    _same(call, got, [0.95, 1.9], atol=1e-9)
+
+
+@checkpoint.test("sgd_step", hint="The first momentum buffer is the gradient itself (not "
+                                  "zeros times something, not ones): keep it in "
+                                  "state['momentum_buffer'].")
+def sgd_first_buffer_is_the_gradient(sgd_step):
+    state = {}
+    call, got = _sgd(sgd_step, [1.0, 2.0], [0.5, -1.0], state, lr=0.1, momentum=0.9)
+    _same(call, got, [0.95, 2.1], atol=1e-9)
+    _same("state['momentum_buffer'] after one step", state.get("momentum_buffer"), [0.5, -1.0],
+          atol=1e-9)
+
+
+@checkpoint.test("sgd_step", hint="Second step: b = 0.9 * 1 + 1 = 1.9, so 0.9 - 0.1 * 1.9 = "
+                                  "0.71. Read the buffer back from state.")
+def sgd_momentum_two_steps(sgd_step):
+    state = {}
+    _, p = _sgd(sgd_step, [1.0], [1.0], state, lr=0.1, momentum=0.9)
+    call, p = _sgd(sgd_step, p, [1.0], state, lr=0.1, momentum=0.9)
+    _same("second " + call, p, [0.71], atol=1e-9)
+
+
+@checkpoint.test("sgd_step", hint="Weight decay goes into g before the momentum buffer: "
+                                  "step 1 g = 1.2, step 2 g = 1.188 and b = 0.5 * 1.2 + 1.188.")
+def sgd_momentum_with_weight_decay(sgd_step):
+    state = {}
+    _, p = _sgd(sgd_step, [2.0], [1.0], state, lr=0.1, momentum=0.5, weight_decay=0.1)
+    _same("first step", p, [1.88], atol=1e-9)
+    call, p = _sgd(sgd_step, p, [1.0], state, lr=0.1, momentum=0.5, weight_decay=0.1)
+    _same("second " + call, p, [1.7012], atol=1e-9)
+
+
+@checkpoint.test("sgd_step", hint="Return a new array (param - lr * g); do not change param "
+                                  "in place with -=.")
+def sgd_leaves_inputs_alone(sgd_step):
+    param, grad = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    _call("sgd_step(param, grad, {}, lr=0.1)", sgd_step, param, grad, {}, lr=0.1)
+    _same("param after sgd_step(param, grad, {}, lr=0.1)", param, [1.0, 2.0], atol=0, rtol=0)
+    _same("grad after sgd_step(param, grad, {}, lr=0.1)", grad, [0.5, -1.0], atol=0, rtol=0)
+
+
+# ------------------------------------------------------------------ adam_step
+
+
+def _adam(fn, param, grad, state, **kw):
+    args = ", ".join(f"{k}={v}" for k, v in kw.items())
+    call = f"adam_step({_show(param, 25)}, {_show(grad, 25)}, state, {args})"
+    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
+
+
+@checkpoint.test("adam_step", hint="With bias correction, the first step is lr * g / |g|: "
+                                   "every entry moves by lr against its gradient's sign.")
+def adam_first_step_is_lr_sized(adam_step):
+    call, p = _adam(adam_step, [1.0, -2.0], [0.5, -4.0], {}, lr=0.1)
+    _same(call, p, [0.9, -1.9], atol=1e-6)
+
+
+@checkpoint.test("adam_step", hint="Keep m, v and t in state between calls. Step 2 with "
+                                   "grads [0.5, 4]: m_hat = [0.5, 0.2105], v_hat = [0.25, 16].")
+def adam_second_step(adam_step):
+    # entry 0: m = 0.9*0.05 + 0.1*0.5 = 0.095, m_hat = 0.095/0.19 = 0.5;
+    #          v = 0.999*0.00025 + 0.001*0.25 = 0.00049975, v_hat = 0.25; step 0.1*0.5/0.5
+    # entry 1: m = 0.9*(-0.4) + 0.1*4 = 0.04, m_hat = 0.04/0.19 = 0.2105263;
+    #          v = 0.999*0.016 + 0.001*16 = 0.031984, v_hat = 16; step 0.1*0.2105263/4
+    state = {}
+    _, p = _adam(adam_step, [1.0, -2.0], [0.5, -4.0], state, lr=0.1)
+    call, p = _adam(adam_step, p, [0.5, 4.0], state, lr=0.1)
+    _same("second " + call, p, [0.8, -1.9052632], atol=1e-6)
+
+
+@checkpoint.test("adam_step", hint="state['step'] counts the calls: 1 after the first, 2 "
+                                   "after the second (the bias correction uses it).")
+def adam_counts_steps(adam_step):
+    state = {}
+    _, p = _adam(adam_step, [1.0], [1.0], state, lr=0.1)
+    _adam(adam_step, p, [1.0], state, lr=0.1)
+    if state.get("step") != 2:
+        fail("state['step'] after two adam_step calls", 2, state.get("step"))
+
+
+@checkpoint.test("adam_step", hint="A zero gradient gives m = 0: the parameter stays put "
+                                   "(eps keeps 0 / 0 away).")
+def adam_zero_gradient(adam_step):
+    call, p = _adam(adam_step, [3.0], [0.0], {}, lr=0.1)
+    _same(call, p, [3.0], atol=1e-9)
+
+
+@checkpoint.test("adam_step", hint="The default lr is 1e-3; a huge gradient still moves the "
+                                   "parameter by only lr on the first step.")
+def adam_default_lr(adam_step):
+    call, p = _adam(adam_step, [0.0], [100.0], {})
+    _same(call, p, [-0.001], atol=1e-8)
+
+
+@checkpoint.test("adam_step", hint="Use the betas you are given. With betas (0.5, 0.5), grads "
+                                   "1 then -1: m_hat = -1/3, v_hat = 1, so step 2 adds lr/3.")
+def adam_uses_betas(adam_step):
+    state = {}
+    _, p = _adam(adam_step, [0.0], [1.0], state, lr=0.3, betas=(0.5, 0.5))
+    call, p = _adam(adam_step, p, [-1.0], state, lr=0.3, betas=(0.5, 0.5))
+    _same("second " + call, p, [-0.2], atol=1e-6)
