@@ -9,6 +9,9 @@ name                       what it shows
                            or the exact error (episode 04)
 ``draw_graph``             a computation graph of ``Value``s or ``Tensor``s with data
                            and gradients on each node (episodes 06-08)
+``LossPlot``               a loss curve that redraws in place while training (09)
+``plot_decision_boundary`` a 2-D classifier's predicted class over the plane (09)
+``progress``               a tqdm progress bar that can be switched off (09)
 =========================  ============================================================
 
 Nothing below ``stridegrad.viz`` imports it; widgets are built by functions that
@@ -24,6 +27,9 @@ _EXPORTS = {
     "storage_picture": "stridegrad.viz.strides",
     "broadcast_explorer": "stridegrad.viz.broadcasting",
     "draw_graph": "stridegrad.viz.graph",
+    "LossPlot": "stridegrad.viz.training",
+    "plot_decision_boundary": "stridegrad.viz.training",
+    "progress": "stridegrad.viz.training",
 }
 
 __all__ = sorted(_EXPORTS)
