@@ -13,10 +13,14 @@ py="${PYTHON:-python3}"
   "$py" -c 'import cupy; print("CuPy", cupy.__version__, "CUDA runtime", cupy.cuda.runtime.runtimeGetVersion())' 2>&1
   echo
   echo "## tests on cuda"
-  timeout 300 "$py" -m pytest tests/tensor -q -k cuda -p no:cacheprovider 2>&1 | tail -n 25
+  timeout 300 "$py" -m pytest tests/tensor tests/compile -q -k cuda -p no:cacheprovider 2>&1 | tail -n 25
   echo "pytest exit: ${PIPESTATUS[0]}"
   echo
+  echo "## GPU measurements for lesson 10 (benchmarks/results/gpu.json)"
+  timeout 120 "$py" benchmarks/results/measure_gpu.py 2>&1
+  echo "measure exit: ${PIPESTATUS[0]}"
+  echo
   echo "## benchmark (cuda rows)"
-  timeout 240 "$py" -m stridegrad bench --only bench_cuda 2>&1
+  timeout 240 "$py" -m stridegrad bench --only bench_cuda --only bench_compile 2>&1
   echo "bench exit: ${PIPESTATUS[0]}"
 } | tee "$out"

@@ -15,6 +15,7 @@ layer                  what lives there
 ``stridegrad.nn``      ``Module``, ``Linear``, ``MLP``, losses, ``functional``
 ``stridegrad.optim``   ``SGD``, ``Adam``, ``AdamW``
 ``stridegrad.data``    datasets (digits, moons, spirals) and ``DataLoader``
+``stridegrad.compile`` ``sg.compile``: trace to a graph IR, optimise, replay
 ``stridegrad.viz``     pictures and widgets for the lessons
 ``stridegrad.course``  lesson build, checkpoints and ``check()``, the grader
 =====================  ==========================================================
@@ -59,6 +60,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "float64": ("stridegrad.tensor", "float64"),
     "int64": ("stridegrad.tensor", "int64"),
     "gradcheck": ("stridegrad.gradcheck", "gradcheck"),
+    # capture a function's graph, optimise it, replay it (callable package, like sg.tensor)
+    "compile": ("stridegrad.compile", None),
     "save": ("stridegrad.nn.serialization", "save"),
     "load": ("stridegrad.nn.serialization", "load"),
 }

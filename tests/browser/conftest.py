@@ -46,6 +46,11 @@ def lab_server(tmp_path_factory):
     notif.mkdir(parents=True)
     (notif / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # JupyterLab 4 renders only the cells near the viewport ("windowing"); a test that
+    # clicks a widget further down must find it attached and laid out
+    tracker = settings / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     port, token = _free_port(), secrets.token_hex(16)
     log = (tmp_path_factory.mktemp("lab-log") / "server.log").open("w")
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings), "MPLBACKEND": "module://matplotlib_inline.backend_inline"}

@@ -281,3 +281,25 @@ def test_checkpoint_definition_errors(tmp_path):
     empty.write_text("x = 1\n")
     with pytest.raises(ValueError, match="must define `checkpoint"):
         load_checkpoint_file(empty)
+
+
+def test_a_function_that_writes_into_its_input_cannot_change_later_tests():
+    data = [1, 2, 3]
+    cp = Checkpoint("99_demo", "demo")
+
+    @cp.test("total", hint="h")
+    def first(total):
+        expect(total, data, returns=6)
+
+    @cp.test("total", hint="h")
+    def second(total):
+        expect(total, data, returns=6)
+
+    ns = define("""
+        def total(xs):
+            s = sum(xs)
+            xs[0] = 100  # a bug: scribbles over its input
+            return s
+    """)
+    result = run_checkpoint(cp, ns)
+    assert [r.status for r in result.rows] == ["pass", "pass"] and data == [1, 2, 3]

@@ -24,6 +24,7 @@ SUITES = {
     "bench_scalar": "scalar engine vs micrograd",
     "bench_tensor": "Tensor on cpu vs hand-written NumPy",
     "bench_train": "digits epoch vs hand-written NumPy",
+    "bench_compile": "sg.compile vs eager",
     "bench_cuda": "Tensor on cuda vs cpu and hand-written CuPy",
 }
 

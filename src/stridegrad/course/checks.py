@@ -141,13 +141,17 @@ def _name_of(fn: Any) -> str:
 
 
 def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | None = None,
-           **kwargs: Any) -> Any:
+           copy_inputs: bool = True, **kwargs: Any) -> Any:
     """Call ``fn(*args, **kwargs)`` and check what it returns or raises.
 
     Exactly one of ``returns`` (the expected value) and ``raises`` (the expected
     exception type) is given. On a wrong answer raises :class:`CheckFailure`
     naming the call, the expected and the actual outcome. ``NotImplementedError``
     and ``KeyboardInterrupt`` pass through (a stub is reported as such).
+
+    The function gets copies of the lists, tuples and dicts in its arguments, so a
+    learner's function that writes into its input cannot change the data of later
+    tests; a test that checks the inputs are left alone passes ``copy_inputs=False``.
 
     Returns:
         What ``fn`` returned (None when it raised as expected).
@@ -157,7 +161,7 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
     call = _format_call(_name_of(fn), args, kwargs)
     want = f"raises {raises.__name__}" if raises is not None else _short(returns)
     try:
-        got = fn(*args, **kwargs)
+        got = fn(*_fresh(args), **_fresh(kwargs)) if copy_inputs else fn(*args, **kwargs)
     except (NotImplementedError, KeyboardInterrupt, _TestTimeout):
         raise
     except BaseException as exc:
@@ -173,6 +177,19 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
             shown += f" (a {type(got).__name__}, not a {type(returns).__name__})"
         raise CheckFailure(call, want, shown)
     return got
+
+
+def _fresh(obj: Any) -> Any:
+    """A copy of the plain containers (list, tuple, dict) in ``obj``, other objects
+    shared: a learner's function that writes into its input must not change the test
+    data that later tests use."""
+    if isinstance(obj, list):
+        return [_fresh(x) for x in obj]
+    if type(obj) is tuple:
+        return tuple(_fresh(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _fresh(v) for k, v in obj.items()}
+    return obj
 
 
 def fail(call: str, expected: Any, got: Any) -> None:

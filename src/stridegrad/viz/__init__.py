@@ -12,6 +12,7 @@ name                       what it shows
 ``LossPlot``               a loss curve that redraws in place while training (09)
 ``plot_decision_boundary`` a 2-D classifier's predicted class over the plane (09)
 ``progress``               a tqdm progress bar that can be switched off (09)
+``draw_ir``                the graph IR that ``sg.compile`` captured (11)
 =========================  ============================================================
 
 Nothing below ``stridegrad.viz`` imports it; widgets are built by functions that
@@ -30,6 +31,7 @@ _EXPORTS = {
     "LossPlot": "stridegrad.viz.training",
     "plot_decision_boundary": "stridegrad.viz.training",
     "progress": "stridegrad.viz.training",
+    "draw_ir": "stridegrad.viz.ir",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,502 @@
+"""Checkpoint 10 (backends): ``namespace_of``, ``softmax``, ``pick_device``,
+``to_host`` and ``time_op``.
+
+No test needs a GPU. Where a GPU would be needed, a small stand-in plays its
+part, and you can read it here:
+
+* :class:`FakeCuPyArray` behaves like a CuPy array for the two things the
+  exercises touch: it lives on ``"cuda:0"`` in its own namespace, and it refuses
+  ``numpy.asarray`` (CuPy raises ``TypeError`` there) but copies itself to the
+  host with ``.get()``;
+* :class:`FakeAsyncDevice` is a device that works *asynchronously*, with a
+  pretend clock: a launch costs the host a little time and returns at once;
+  the work itself finishes later, and only a ``sync()`` waits for it.
+
+The second namespace for ``softmax`` is ``array_api_strict`` when it is
+installed (it is in ``pip install -e '.[dev]'``), else ``stridegrad.array``;
+both refuse NumPy-only habits such as ``x.max(...)``. Expected values are
+worked out by hand in the comments. Each test needs only the exercise it tests.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+import stridegrad.array as sa
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail
+
+try:  # a dev dependency; the checkpoint works without it
+    import array_api_strict as _strict
+except ImportError:  # pragma: no cover - the dev environment has it
+    _strict = None
+
+__all__ = ["FakeAsyncDevice", "FakeCuPyArray", "checkpoint", "fake_cupy"]
+
+checkpoint = Checkpoint("10_backends", "backends")
+
+
+# ------------------------------------------------------------------ stand-ins
+
+fake_cupy = ModuleType("fake_cupy", "A stand-in for CuPy's namespace in the checkpoint tests.")
+
+
+class FakeCuPyArray:
+    """An array "on the GPU": its own namespace and device, and CuPy's rules for
+    leaving the device (``.get()`` copies to the host; ``np.asarray`` is refused)."""
+
+    def __init__(self, values: Any, device: str = "cuda:0") -> None:
+        self._values = np.array(values)
+        self.device = device
+        self.shape = self._values.shape
+        self.dtype = self._values.dtype
+        self.gets = 0  # how many times .get() was called
+
+    def __array_namespace__(self, api_version: str | None = None) -> ModuleType:
+        return fake_cupy
+
+    def get(self) -> np.ndarray:
+        self.gets += 1
+        return self._values.copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. "
+                        "Please use `.get()` to construct a NumPy array explicitly.")
+
+    def __repr__(self) -> str:
+        return f"FakeCuPyArray({self._values.tolist()}, device={self.device!r})"
+
+
+class FakeAsyncDevice:
+    """A device that runs work asynchronously, with a pretend clock (seconds).
+
+    ``launch()`` costs the host ``launch_cost`` (plus ``compile_cost`` the first
+    time) and queues the next cost of ``costs`` (the last one repeats); the
+    device works through its queue while the host goes on. ``sync()`` moves the clock to when the device is done.
+    ``clock()`` reads the time.
+    """
+
+    def __init__(self, costs: list[float], launch_cost: float = 0.001,
+                 compile_cost: float = 0.0) -> None:
+        self.costs = list(costs)
+        self.launch_cost = launch_cost
+        self.compile_cost = compile_cost
+        self.now = 0.0
+        self.busy_until = 0.0
+        self.launches = 0
+        self.syncs = 0
+
+    def clock(self) -> float:
+        return self.now
+
+    def launch(self) -> None:
+        self.now += self.launch_cost + (self.compile_cost if self.launches == 0 else 0.0)
+        cost = self.costs[min(self.launches, len(self.costs) - 1)]
+        self.busy_until = max(self.busy_until, self.now) + cost
+        self.launches += 1
+
+    def sync(self) -> None:
+        self.now = max(self.now, self.busy_until)
+        self.syncs += 1
+
+    def __repr__(self) -> str:
+        return f"FakeAsyncDevice(costs={self.costs}, launch_cost={self.launch_cost})"
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _strict_xp() -> ModuleType:
+    return _strict if _strict is not None else sa
+
+
+def _show(value: Any, limit: int = 70) -> str:
+    try:
+        if hasattr(value, "__array_namespace__") and not isinstance(value, np.ndarray):
+            text = f"{np.round(np.asarray(value, dtype=float), 6).tolist()} " \
+                   f"({value.__array_namespace__().__name__} array)"
+        elif isinstance(value, np.ndarray):
+            text = f"{np.round(value.astype(float), 6).tolist()} (numpy array)"
+        else:
+            text = repr(value)
+    except Exception:  # noqa: BLE001 - a learner's result may fail in any way
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _call(call: str, fn, *args, **kwargs):
+    """Run the learner's code; an exception becomes an 'error' row naming ``call``."""
+    try:
+        return fn(*args, **kwargs)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure(call, "no error", f"raised {type(exc).__name__}: {exc}"[:80],
+                           kind="error") from exc
+
+
+def _raises(call: str, fn, args: tuple, kind: type, *names: str) -> None:
+    """``fn(*args)`` must raise ``kind`` with every one of ``names`` in its message."""
+    try:
+        got = fn(*args)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except kind as exc:
+        message = str(exc)
+        missing = [n for n in names if n not in message]
+        if missing:
+            fail(f"str(error of {call})", f"a message naming {' and '.join(names)}", message)
+        return
+    except Exception as exc:
+        raise CheckFailure(call, f"raises {kind.__name__}",
+                           f"raised {type(exc).__name__}: {exc}"[:80], kind="error") from exc
+    fail(call, f"raises {kind.__name__}", got)
+
+
+def _same_array(call: str, got: Any, xp: ModuleType, expected: list, dtype_name: str) -> None:
+    """``got`` is an array of namespace ``xp`` with dtype ``dtype_name`` and these values."""
+    owner = getattr(got, "__array_namespace__", None)
+    if owner is None or owner() is not xp:
+        where = owner().__name__ if owner is not None else type(got).__name__
+        raise CheckFailure(call, f"an array of {xp.__name__} (the namespace it was given)",
+                           f"{_show(got)}: a {where} result")
+    values = np.asarray(got, dtype=float)
+    want = np.asarray(expected, dtype=float)
+    if values.shape != want.shape:
+        raise CheckFailure(call, f"shape {want.shape}", f"shape {values.shape}")
+    if not np.allclose(values, want, rtol=1e-5, atol=1e-6):
+        raise CheckFailure(call, _show(want), _show(values))
+    if str(got.dtype).rsplit(".", 1)[-1] != dtype_name:
+        raise CheckFailure(call, f"dtype {dtype_name}", f"dtype {got.dtype}")
+
+
+def _close(call: str, got: Any, expected: float) -> None:
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        raise CheckFailure(call, f"{expected!r} (a float, in seconds)", _show(got))
+    if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9):
+        raise CheckFailure(call, f"{expected:.6g} s", f"{got:.6g} s")
+
+
+LN2, LN3 = math.log(2.0), math.log(3.0)
+
+
+# ------------------------------------------------------------------ namespace_of
+
+
+@checkpoint.test("namespace_of", hint="Ask each array for its namespace: x.__array_namespace__() "
+                                      "returns the module (numpy here).")
+def numpy_arrays(namespace_of):
+    expect(namespace_of, np.ones(2), np.zeros((2, 2)), returns=np)
+
+
+@checkpoint.test("namespace_of", hint="Nothing NumPy-specific: a stridegrad.array array "
+                                      "answers __array_namespace__() with stridegrad.array.")
+def strided_arrays(namespace_of):
+    expect(namespace_of, sa.asarray([1.0, 2.0]), sa.asarray([[3.0]]), returns=sa)
+
+
+@checkpoint.test("namespace_of", hint="Python numbers (bool, int, float, complex) go with any "
+                                      "namespace: skip them, do not ask them for a namespace.")
+def python_numbers_are_skipped(namespace_of):
+    expect(namespace_of, 2.0, np.ones(3), 1, True, returns=np)
+
+
+@checkpoint.test("namespace_of", hint="Two different namespaces: raise RuntimeError and name "
+                                      "both modules (xp.__name__), e.g. numpy and stridegrad.array.")
+def two_namespaces_raise(namespace_of):
+    _raises("namespace_of(numpy array, stridegrad.array array)", namespace_of,
+            (np.ones(2), sa.asarray([1.0, 2.0])), RuntimeError, "numpy", "stridegrad.array")
+
+
+@checkpoint.test("namespace_of", hint="One namespace but two devices is a mix too: compare "
+                                      "x.device, raise RuntimeError naming both devices.")
+def two_devices_raise(namespace_of):
+    a, b = FakeCuPyArray([1.0], "cuda:0"), FakeCuPyArray([2.0], "cuda:1")
+    _raises("namespace_of(array on cuda:0, array on cuda:1)", namespace_of, (a, b),
+            RuntimeError, "cuda:0", "cuda:1")
+
+
+@checkpoint.test("namespace_of", hint="Arrays on the same device are fine: compare devices "
+                                      "with ==, and return the namespace module itself.")
+def one_device_is_fine(namespace_of):
+    a, b = FakeCuPyArray([1.0], "cuda:1"), FakeCuPyArray([2.0], "cuda:1")
+    expect(namespace_of, a, b, returns=fake_cupy)
+
+
+@checkpoint.test("namespace_of", hint="A list is not an array (no __array_namespace__): "
+                                      "raise TypeError naming its type.")
+def a_list_is_not_an_array(namespace_of):
+    _raises("namespace_of([1.0, 2.0])", namespace_of, ([1.0, 2.0],), TypeError, "list")
+
+
+@checkpoint.test("namespace_of", hint="With no array at all there is no answer: raise "
+                                      "ValueError (for no arguments, and for numbers only).")
+def no_array_raises(namespace_of):
+    expect(namespace_of, raises=ValueError)
+    expect(namespace_of, 1, 2.5, raises=ValueError)
+
+
+# ------------------------------------------------------------------ softmax
+
+
+@checkpoint.test("softmax", hint="exp(x) / sum(exp(x)) along the last axis: [0, ln 3] gives "
+                                 "[1, 3] / 4.")
+def numpy_rows(softmax):
+    x = np.array([[0.0, LN3], [LN2, LN2]])
+    got = _call("softmax(np, [[0, ln 3], [ln 2, ln 2]])", softmax, np, x)
+    _same_array("softmax(np, [[0, ln 3], [ln 2, ln 2]])", got, np,
+                [[0.25, 0.75], [0.5, 0.5]], "float64")
+
+
+@checkpoint.test("softmax", hint="Only xp functions: xp.max(x, axis=..., keepdims=True), "
+                                 "xp.exp, xp.sum. Methods like x.max() and np.exp are NumPy habits.")
+def on_a_strict_namespace(softmax):
+    xp = _strict_xp()
+    x = xp.asarray([[0.0, LN3], [LN2, LN2]])
+    call = f"softmax({xp.__name__}, [[0, ln 3], [ln 2, ln 2]])"
+    _same_array(call, _call(call, softmax, xp, x), xp, [[0.25, 0.75], [0.5, 0.5]], "float64")
+
+
+@checkpoint.test("softmax", hint="exp(1000) overflows to inf: subtract the max along the axis "
+                                 "first (it cancels out in the ratio).")
+def large_inputs_do_not_overflow(softmax):
+    x = np.array([1000.0, 1000.0 + LN3])
+    with np.errstate(all="ignore"):
+        got = _call("softmax(np, [1000, 1000 + ln 3])", softmax, np, x)
+    _same_array("softmax(np, [1000, 1000 + ln 3])", got, np, [0.25, 0.75], "float64")
+
+
+@checkpoint.test("softmax", hint="Respect axis: with axis=0 each COLUMN sums to 1.")
+def along_axis_zero(softmax):
+    x = np.array([[0.0, LN2], [LN3, LN2]])
+    got = _call("softmax(np, [[0, ln 2], [ln 3, ln 2]], axis=0)", softmax, np, x, axis=0)
+    _same_array("softmax(np, [[0, ln 2], [ln 3, ln 2]], axis=0)", got, np,
+                [[0.25, 0.5], [0.75, 0.5]], "float64")
+
+
+@checkpoint.test("softmax", hint="Reduce along the axis with keepdims=True so that the (2, 1) "
+                                 "max and sum broadcast back over (2, 3); do not sum everything.")
+def keepdims_for_broadcasting(softmax):
+    x = np.array([[0.0, 0.0, LN2], [5.0, 5.0, 5.0]])
+    got = _call("softmax(np, [[0, 0, ln 2], [5, 5, 5]])", softmax, np, x)
+    _same_array("softmax(np, [[0, 0, ln 2], [5, 5, 5]])", got, np,
+                [[0.25, 0.25, 0.5], [1 / 3, 1 / 3, 1 / 3]], "float64")
+
+
+@checkpoint.test("softmax", hint="Keep the input's dtype: float32 in, float32 out (Python "
+                                 "numbers like 1.0 do not promote an array).")
+def float32_stays_float32(softmax):
+    xp = _strict_xp()
+    x = xp.asarray([0.0, LN3], dtype=xp.float32)
+    call = f"softmax({xp.__name__}, float32 [0, ln 3])"
+    _same_array(call, _call(call, softmax, xp, x), xp, [0.25, 0.75], "float32")
+
+
+@checkpoint.test("softmax", hint="The same code must run on stridegrad.array (the 'python' "
+                                 "device): use xp.max, xp.exp and xp.sum, never NumPy's.")
+def on_the_python_device(softmax):
+    x = sa.asarray([[LN3, 0.0, 0.0, 0.0, 0.0, 0.0]])  # [3, 1, 1, 1, 1, 1] / 8
+    call = "softmax(stridegrad.array, [[ln 3, 0, 0, 0, 0, 0]])"
+    _same_array(call, _call(call, softmax, sa, x), sa,
+                [[0.375, 0.125, 0.125, 0.125, 0.125, 0.125]], "float64")
+
+
+# ------------------------------------------------------------------ pick_device
+
+
+def _availability(works: dict[str, str], asked: list | None = None):
+    """An ``available(name)`` like backend.device_available: True for names mapped to ''."""
+    def available(name):
+        if asked is not None:
+            asked.append(name)
+        if name not in works:
+            return False, f"unknown device {name!r}"
+        reason = works[name]
+        return reason == "", reason
+    return available
+
+
+_NO_GPU = "CuPy is not installed"
+_HERE = {"python": "", "cpu": "", "cuda": _NO_GPU}
+
+
+@checkpoint.test("pick_device", hint="Go through prefer in order and return the first name for "
+                                     "which available(name) says (True, '').")
+def the_first_that_works(pick_device):
+    gpu_box = {"python": "", "cpu": "", "cuda": ""}
+    expect(pick_device, ("cuda", "cpu"), _availability(gpu_box), returns="cuda")
+
+
+@checkpoint.test("pick_device", hint="available(name) returns a pair (ok, reason): test ok, "
+                                     "not the pair (a non-empty tuple is always true).")
+def falls_back(pick_device):
+    expect(pick_device, ("cuda", "cpu"), _availability(_HERE), returns="cpu")
+
+
+@checkpoint.test("pick_device", hint="The order is the preference: ('python', 'cpu') gives "
+                                     "'python' when both work.")
+def order_is_preference(pick_device):
+    expect(pick_device, ("python", "cpu"), _availability(_HERE), returns="python")
+
+
+@checkpoint.test("pick_device", hint="A single string is one device, not a sequence of letters: "
+                                     "turn 'cpu' into ('cpu',) first.")
+def one_string_is_one_device(pick_device):
+    expect(pick_device, "cpu", _availability(_HERE), returns="cpu")
+
+
+@checkpoint.test("pick_device", hint="Stop at the first device that works: asking about cuda "
+                                     "imports CuPy, which is slow, so do not ask more than needed.")
+def stops_at_the_first(pick_device):
+    asked: list = []
+    expect(pick_device, ("cpu", "cuda"), _availability(_HERE, asked), returns="cpu")
+    if asked != ["cpu"]:
+        fail("devices asked about by pick_device(('cpu', 'cuda'), ...)", ["cpu"], asked)
+
+
+@checkpoint.test("pick_device", hint="When none works, raise RuntimeError naming every device "
+                                     "tried AND its reason, so the reader knows what to fix.")
+def none_works_names_the_reasons(pick_device):
+    only_gpu = _availability({"cuda": _NO_GPU, "cuda:1": "only 1 CUDA device"})
+    _raises("pick_device(('cuda', 'cuda:1'), <no device works>)", pick_device,
+            (("cuda", "cuda:1"), only_gpu), RuntimeError,
+            "cuda", _NO_GPU, "cuda:1", "only 1 CUDA device")
+
+
+@checkpoint.test("pick_device", hint="An empty preference list is a mistake of the caller: "
+                                     "raise ValueError.")
+def empty_preference(pick_device):
+    expect(pick_device, (), _availability(_HERE), raises=ValueError)
+
+
+# ------------------------------------------------------------------ to_host
+
+
+@checkpoint.test("to_host", hint="A NumPy array is on the host already: return it as it is "
+                                 "(no copy, `result is x`).")
+def numpy_stays_as_is(to_host):
+    x = np.arange(3.0)
+    got = _call("to_host(numpy array)", to_host, x)
+    if got is not x:
+        fail("to_host(x) is x, for a NumPy x", True, f"a new {type(got).__name__}")
+
+
+@checkpoint.test("to_host", hint="A CuPy array refuses np.asarray (TypeError): copy it with its "
+                                 "own .get() method.")
+def gpu_array_uses_get(to_host):
+    x = FakeCuPyArray([[1.0, 2.0], [3.0, 4.0]])
+    got = _call("to_host(FakeCuPyArray([[1, 2], [3, 4]]))", to_host, x)
+    if not isinstance(got, np.ndarray) or got.tolist() != [[1.0, 2.0], [3.0, 4.0]]:
+        fail("to_host(FakeCuPyArray([[1, 2], [3, 4]]))", "ndarray [[1.0, 2.0], [3.0, 4.0]]",
+             _show(got))
+    if x.gets != 1:
+        fail("calls of x.get() by to_host(x)", 1, x.gets)
+
+
+@checkpoint.test("to_host", hint="Other arrays (stridegrad.array, array_api_strict) convert "
+                                 "with np.asarray(x); return an ndarray, not a list.")
+def strided_array_to_numpy(to_host):
+    got = _call("to_host(stridegrad.array [[1, 2, 3]])", to_host, sa.asarray([[1.0, 2.0, 3.0]]))
+    if not isinstance(got, np.ndarray):
+        fail("type(to_host(stridegrad.array [[1, 2, 3]]))", "numpy.ndarray", type(got).__name__)
+    if got.shape != (1, 3) or got.tolist() != [[1.0, 2.0, 3.0]] or got.dtype != np.float64:
+        fail("to_host(stridegrad.array [[1, 2, 3]])", "float64 [[1.0, 2.0, 3.0]], shape (1, 3)",
+             f"{got.dtype} {got.tolist()}, shape {got.shape}")
+
+
+@checkpoint.test("to_host", hint="Keep the dtype and shape: an int64 array stays int64.")
+def keeps_dtype(to_host):
+    got = _call("to_host(FakeCuPyArray int64 [1, 2])", to_host,
+                FakeCuPyArray(np.array([1, 2], dtype=np.int64)))
+    if not isinstance(got, np.ndarray) or got.dtype != np.int64 or got.tolist() != [1, 2]:
+        fail("to_host(FakeCuPyArray int64 [1, 2])", "int64 ndarray [1, 2]", _show(got))
+
+
+@checkpoint.test("to_host", hint="A 0-d array (a scalar on the device) gives a 0-d ndarray: "
+                                 "shape (), not a Python float and not shape (1,).")
+def zero_d_stays_zero_d(to_host):
+    for x, label in ((FakeCuPyArray(2.5), "FakeCuPyArray(2.5)"), (sa.asarray(2.5),
+                                                                    "stridegrad.array 2.5")):
+        got = _call(f"to_host({label})", to_host, x)
+        if not isinstance(got, np.ndarray) or got.shape != () or float(got) != 2.5:
+            fail(f"to_host({label})", "ndarray 2.5 of shape ()", _show(got))
+
+
+@checkpoint.test("to_host", hint="A copy from the device is the host's own: changing it must not "
+                                 "change the device array (.get() already copies).")
+def device_copy_is_independent(to_host):
+    x = FakeCuPyArray([1.0, 2.0])
+    got = _call("to_host(FakeCuPyArray([1, 2]))", to_host, x)
+    got[0] = 99.0
+    if x.get().tolist() != [1.0, 2.0]:
+        fail("device values after writing to to_host(x)", [1.0, 2.0], x.get().tolist())
+
+
+# ------------------------------------------------------------------ time_op
+
+
+@checkpoint.test("time_op", hint="A launch returns at once; the work is done only after sync(). "
+                                 "Read the clock after fn() AND sync().")
+def waits_for_the_device(time_op):
+    dev = FakeAsyncDevice([0.010])  # each run: 0.001 launch + 0.010 of device work
+    got = _call("time_op(launch, sync, clock=fake)", time_op, dev.launch, dev.sync,
+                clock=dev.clock)
+    _close("time_op(launch 0.001 s, work 0.010 s)", got, 0.011)
+
+
+@checkpoint.test("time_op", hint="The first call compiles and allocates: make one warm-up call "
+                                 "before timing, and do not count it.")
+def warm_up_is_not_timed(time_op):
+    # the first launch compiles for 5 s on the host; then each run is 0.001 + 0.010
+    dev = FakeAsyncDevice([0.0, 0.010], compile_cost=5.0)
+    got = _call("time_op(launch, sync, repeat=1), first call compiles 5 s", time_op,
+                dev.launch, dev.sync, repeat=1, clock=dev.clock)
+    _close("time_op(first call 5 s, then 0.011 s, repeat=1)", got, 0.011)
+
+
+@checkpoint.test("time_op", hint="Sync after the warm-up too, before you start the clock: "
+                                 "otherwise the warm-up's work lands in the first timed run.")
+def sync_before_starting_the_clock(time_op):
+    dev = FakeAsyncDevice([0.020])
+    got = _call("time_op(launch, sync, repeat=1)", time_op, dev.launch, dev.sync, repeat=1,
+                clock=dev.clock)
+    # a run started while the warm-up's 0.020 s are still queued measures 0.040 s
+    _close("time_op(launch 0.001 s, work 0.020 s, repeat=1)", got, 0.021)
+
+
+@checkpoint.test("time_op", hint="Return the BEST (smallest) run: other programs only ever add "
+                                 "time, so the minimum is the least disturbed.")
+def best_of_the_runs(time_op):
+    dev = FakeAsyncDevice([0.0, 0.030, 0.010, 0.020])
+    got = _call("time_op(runs of 0.030, 0.010, 0.020 s, repeat=3)", time_op, dev.launch,
+                dev.sync, repeat=3, clock=dev.clock)
+    _close("time_op(runs of 0.030, 0.010, 0.020 s + 0.001 launch, repeat=3)", got, 0.011)
+
+
+@checkpoint.test("time_op", hint="One warm-up call plus `repeat` timed calls: fn runs "
+                                 "repeat + 1 times.")
+def calls_fn_repeat_plus_one_times(time_op):
+    dev = FakeAsyncDevice([0.010])
+    _call("time_op(launch, sync, repeat=4)", time_op, dev.launch, dev.sync, repeat=4,
+          clock=dev.clock)
+    if dev.launches != 5:
+        fail("calls of fn by time_op(fn, sync, repeat=4)", 5, dev.launches)
+
+
+@checkpoint.test("time_op", hint="On the host, sync does nothing and fn's own time is measured: "
+                                 "pass sync=lambda: None.")
+def host_work_is_measured(time_op):
+    dev = FakeAsyncDevice([0.0], launch_cost=0.002)  # all the work is in the launch itself
+    got = _call("time_op(host fn of 0.002 s, no-op sync)", time_op, dev.launch, lambda: None,
+                clock=dev.clock)
+    _close("time_op(host fn of 0.002 s, no-op sync)", got, 0.002)
+
+
+@checkpoint.test("time_op", hint="repeat must be at least 1: raise ValueError for 0.")
+def repeat_must_be_positive(time_op):
+    dev = FakeAsyncDevice([0.010])
+    expect(time_op, dev.launch, dev.sync, repeat=0, clock=dev.clock, raises=ValueError)

@@ -1,0 +1,114 @@
+"""A picture of a compiled graph's IR (episode 11): inputs left, outputs right.
+
+``draw_ir(graph)`` draws one box per node: placeholders (blue), constants
+(grey), ops (white), fused kernels (orange, with their expression), and the
+outputs (bold edge). A node's column is its longest distance from the inputs,
+so a chain of ops reads left to right and a fused chain visibly collapses.
+:func:`ir_layout` gives the positions without drawing, for tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["IRBox", "draw_ir", "ir_layout"]
+
+_COL, _ROW = 3.0, 1.2
+_BOX_W, _BOX_H = 2.6, 0.9
+_INCH = 0.55
+_COLOURS = {"placeholder": "#dbe9f6", "constant": "#eeeeee", "fused": "#fde2b8", "op": "#ffffff"}
+
+
+@dataclass
+class IRBox:
+    """One drawn node: its text, kind (placeholder / constant / fused / op), position."""
+
+    text: str
+    kind: str
+    column: int
+    x: float
+    y: float
+    output: bool
+
+
+def _text(graph: Any, node: Any) -> str:
+    from stridegrad.compile.ir import dtype_name
+
+    ty = f"{dtype_name(node.dtype)}{list(node.shape)}"
+    if node.op == "placeholder":
+        head = node.attrs.get("label", node.name)
+    elif node.op == "fused":
+        from stridegrad.compile import kernels
+
+        expr = kernels.expression(node.attrs["program"],
+                                  [getattr(a, "name", repr(a)) for a in node.inputs])
+        head = f"{node.name} fused\n{expr if len(expr) <= 28 else expr[:25] + '...'}"
+    else:
+        head = f"{node.name} {node.op}"
+    return f"{head}\n{ty}"
+
+
+def ir_layout(graph: Any) -> tuple[list[IRBox], list[tuple[int, int]]]:
+    """Boxes (in graph order) and edges ``(input index, user index)``."""
+    from stridegrad.compile.ir import Node
+
+    index = {id(n): i for i, n in enumerate(graph.nodes)}
+    col = []
+    edges = []
+    for i, n in enumerate(graph.nodes):
+        ins = [index[id(a)] for a in n.inputs if isinstance(a, Node)]
+        edges += [(j, i) for j in ins]
+        col.append(1 + max((col[j] for j in ins), default=-1) if n.is_compute else 0)
+    rows: dict[int, int] = {}
+    outs = {id(o) for o in graph.outputs if isinstance(o, Node)}
+    boxes = []
+    for i, n in enumerate(graph.nodes):
+        r = rows.get(col[i], 0)
+        rows[col[i]] = r + 1
+        kind = n.op if n.op in ("placeholder", "constant", "fused") else "op"
+        boxes.append(IRBox(_text(graph, n), kind, col[i], col[i] * _COL, -r * _ROW,
+                           id(n) in outs))
+    return boxes, edges
+
+
+def draw_ir(graph: Any, ax: Any = None, *, title: str | None = None, fontsize: float = 7.0):
+    """Draw ``graph`` (a :class:`stridegrad.compile.Graph`); returns the Figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    boxes, edges = ir_layout(graph)
+    if not boxes:
+        fig, ax = (plt.subplots(figsize=(2, 1)) if ax is None else (ax.figure, ax))
+        ax.text(0.5, 0.5, "empty graph", ha="center", va="center")
+        ax.axis("off")
+        return fig
+    xs = [b.x for b in boxes]
+    ys = [b.y for b in boxes]
+    x0, x1 = min(xs) - _BOX_W / 2 - 0.2, max(xs) + _BOX_W / 2 + 0.2
+    y0, y1 = min(ys) - _BOX_H / 2 - 0.2, max(ys) + _BOX_H / 2 + 0.2
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(3.0, (x1 - x0) * _INCH),
+                                        max(1.5, (y1 - y0) * _INCH + (0.3 if title else 0))))
+    else:
+        fig = ax.figure
+    for b in boxes:
+        ax.add_patch(FancyBboxPatch(
+            (b.x - _BOX_W / 2, b.y - _BOX_H / 2), _BOX_W, _BOX_H,
+            boxstyle="round,pad=0,rounding_size=0.12", facecolor=_COLOURS[b.kind],
+            edgecolor="#222222" if b.output else "#777777",
+            linewidth=2.0 if b.output else 0.8, zorder=2))
+        ax.text(b.x, b.y, b.text, ha="center", va="center", fontsize=fontsize,
+                family="monospace", zorder=3)
+    for s, t in edges:
+        a, b = boxes[s], boxes[t]
+        ax.add_patch(FancyArrowPatch((a.x + _BOX_W / 2, a.y), (b.x - _BOX_W / 2, b.y),
+                                     arrowstyle="-|>", mutation_scale=8, color="#555555",
+                                     linewidth=0.8, shrinkA=0, shrinkB=0, zorder=1))
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=fontsize + 2)
+    return fig

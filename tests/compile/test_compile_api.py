@@ -1,0 +1,370 @@
+"""compile(): caching and retracing, training steps, eager fallbacks, bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import stridegrad as sg
+import stridegrad.nn.functional as F
+from stridegrad import nn
+from stridegrad.compile import CompiledFunction, CompileWarning, Graph, compile
+from stridegrad.optim import SGD
+
+
+def test_decorator_forms_and_counters():
+    @compile
+    def f(x, y):
+        return x * y + 1.0
+
+    @compile(passes=())
+    def g(x, y):
+        return x * y + 1.0
+
+    assert isinstance(f, CompiledFunction) and f.__name__ == "f"
+    x, y = sg.randn(3), sg.randn(3)
+    for fn in (f, g):
+        np.testing.assert_allclose(fn(x, y).numpy(), (x * y + 1.0).numpy(), rtol=1e-6)
+        fn(x, y)
+        assert fn.traces == 1 and fn.cache_size == 1
+    assert g.graph(x, y).count() == 2 and f.graph(x, y).count() == 1
+    assert "traces=1" in repr(f)
+
+
+def test_retrace_on_new_shape_dtype_and_grad_mode():
+    @compile
+    def f(x):
+        return (x * 2).exp()
+
+    f(sg.randn(3))
+    f(sg.randn(3))
+    assert f.traces == 1
+    f(sg.randn(4))
+    assert f.traces == 2 and f.cache_size == 2
+    f(sg.randn(4, dtype="float64"))
+    assert f.traces == 3
+    f(sg.randn(4, requires_grad=True).detach())
+    assert f.traces == 3  # same signature as before
+    with sg.no_grad():
+        f(sg.randn(3))
+    assert f.traces == 4
+    f(sg.randn(3, device="python"))
+    assert f.traces == 5 and f.cache_size == 5
+
+
+def test_tracing_leaves_tensors_as_they_were():
+    w = sg.randn(3, requires_grad=True)
+    calls = []
+
+    @compile
+    def step(x):
+        calls.append(1)
+        loss = (x * w).sum()
+        loss.backward()
+        with sg.no_grad():
+            w.add_(w.grad, alpha=-1.0)
+        return loss
+
+    before = w.numpy().copy()
+    x = sg.randn(3)
+    g = step.graph(x)  # traces, runs nothing
+    assert len(calls) == 1 and w.grad is None and np.array_equal(w.numpy(), before)
+    assert sorted(g.meta["output_labels"]) == ["return", "w", "w.grad"]
+    step(x)  # the cached graph runs; fn is not called again
+    assert len(calls) == 1
+    np.testing.assert_allclose(w.numpy(), before - x.numpy(), rtol=1e-6)
+
+
+def test_a_failing_trace_leaves_tensors_as_they_were():
+    w = sg.randn(3, requires_grad=True)
+
+    @compile
+    def step(x):
+        (x * w).sum().backward()
+        with sg.no_grad():
+            w.mul_(2.0)
+        raise KeyError("boom")
+
+    before = w.numpy().copy()
+    with pytest.raises(KeyError, match="boom"):
+        step.graph(sg.randn(3))
+    assert w.grad is None and np.array_equal(w.numpy(), before)
+    assert type(w._data) is np.ndarray
+
+
+def _mlp_step(model, opt, manual):
+    def step(x, y):
+        if manual:
+            for p in model.parameters():
+                p.grad = None
+        else:
+            opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        if manual:
+            with sg.no_grad():
+                for p in model.parameters():
+                    p -= 0.05 * p.grad
+        else:
+            opt.step()
+        return loss
+
+    return step
+
+
+@pytest.mark.parametrize("manual", [True, False], ids=["manual_sgd", "optim_sgd"])
+def test_training_step_equals_eager(device, manual):
+    models, steps = [], []
+    for _ in range(2):
+        sg.manual_seed(0)
+        m = nn.MLP([4, 16, 16, 1]).to(device)
+        models.append(m)
+        steps.append(_mlp_step(m, SGD(m.parameters(), lr=0.05), manual))
+    eager, compiled = steps[0], compile(steps[1])
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = rng.standard_normal((8, 4)).astype(np.float32)
+        y = rng.standard_normal((8, 1)).astype(np.float32)
+        le = eager(sg.tensor(x, device=device), sg.tensor(y, device=device))
+        lc = compiled(sg.tensor(x, device=device), sg.tensor(y, device=device))
+        np.testing.assert_allclose(lc.item(), le.item(), rtol=1e-6)
+        assert not lc.requires_grad
+        for pe, pc in zip(models[0].parameters(), models[1].parameters()):
+            np.testing.assert_allclose(pc.numpy(), pe.numpy(), rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(pc.grad.numpy(), pe.grad.numpy(), rtol=1e-5, atol=1e-7)
+    # opt.zero_grad() reads p.grad, so "grad is None" is a guard: the second call (grads
+    # set by the first) traces once more; after that the graphs are reused
+    assert compiled.traces == (1 if manual else 2) and compiled.fallbacks == 0
+    g = compiled.graph(sg.tensor(x, device=device), sg.tensor(y, device=device))
+    text = str(g)
+    assert "0.weight.grad <-" in text and "0.weight <-" in text  # the effects, by name
+
+
+def test_gradients_accumulate_across_calls():
+    w = sg.randn(3, requires_grad=True)
+
+    @compile
+    def f(x):
+        (x * w).sum().backward()
+        return w.grad
+
+    x = sg.randn(3)
+    f(x)  # first: grad was None
+    g1 = w.grad.numpy().copy()
+    f(x)  # grad exists now: a guard fails, so it traces again with accumulation
+    np.testing.assert_allclose(w.grad.numpy(), 2 * g1, rtol=1e-6)
+    f(x)
+    np.testing.assert_allclose(w.grad.numpy(), 3 * g1, rtol=1e-6)
+    assert f.traces == 2
+
+
+def test_input_gradients_and_nested_outputs():
+    @compile
+    def f(x, y):
+        z = (x * y).tanh()
+        z.sum().backward()
+        return {"z": z.detach(), "pair": (x, None, 3)}
+
+    x, y = sg.randn(4, requires_grad=True), sg.randn(4)
+    out = f(x, y)
+    assert out["pair"][0] is x and out["pair"][1:] == (None, 3)
+    t = np.tanh(x.numpy() * y.numpy())
+    np.testing.assert_allclose(out["z"].numpy(), t, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), (1 - t * t) * y.numpy(), rtol=1e-5)
+
+
+FALLBACKS = {
+    "item": (lambda x: x * 2 if x.sum().item() > 0 else x * 3, r"Tensor\.item\(\)"),
+    "bool": (lambda x: x * 2 if x.sum() > 0 else x * 3, r"bool\(tensor\)"),
+    "numpy": (lambda x: sg.tensor(x.numpy() * 2), r"Tensor\.numpy\(\)"),
+    "float": (lambda x: x * float(x.max()), r"float\(tensor\)"),
+    "random": (lambda x: x + sg.randn(3), r"random numbers"),
+    "print": (lambda x: print(x) or x, r"printing a tensor"),
+    "returns_array": (lambda x: x._data, r"returning a raw array"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FALLBACKS))
+def test_data_dependent_code_falls_back_to_eager(name, capsys):
+    fn, reason = FALLBACKS[name]
+    compiled = compile(fn)
+    x = sg.tensor([1.0, -2.0, 4.0])
+    with pytest.warns(CompileWarning, match=reason) as record:
+        out = compiled(x)
+    assert "test_compile_api.py" in str(record[0].message)  # where it happened
+    assert record[0].filename == __file__  # the warning points at the caller
+    sg.manual_seed(0)
+    want = fn(x)
+    if name == "random":
+        assert out.shape == want.shape
+    elif name == "returns_array":
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(want))
+    else:
+        np.testing.assert_allclose(out.numpy(), want.numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one warning per signature, then quietly eager
+        compiled(sg.tensor([3.0, 1.0, 0.5]))
+    assert compiled.fallbacks == 1 and compiled.cache_size == 0
+    assert len(compiled.explain()) == 1
+    with pytest.raises(RuntimeError, match="not captured"):
+        compiled.graph(x)
+
+
+def test_cross_entropy_step_falls_back_and_still_trains():
+    sg.manual_seed(0)
+    model = nn.Linear(4, 3)
+
+    @compile
+    def step(x, t):
+        loss = F.cross_entropy(model(x), t)
+        loss.backward()
+        return loss
+
+    with pytest.warns(CompileWarning, match=r"int\(\).*cross_entropy"):
+        loss = step(sg.randn(5, 4), sg.tensor([0, 1, 2, 1, 0]))
+    assert loss.item() > 0 and model.weight.grad is not None
+
+
+def test_forward_that_requires_grad_falls_back():
+    model = nn.Linear(4, 2)
+    fwd = compile(lambda x: model(x))
+    with pytest.warns(CompileWarning, match="never calls backward"):
+        fwd(sg.randn(3, 4))
+    with sg.no_grad(), warnings.catch_warnings():  # inference: captured
+        warnings.simplefilter("error")
+        out = fwd(sg.randn(3, 4))
+    assert out.shape == (3, 2) and fwd.cache_size == 1
+
+
+def test_untraceable_but_valid_code_falls_back():
+    @compile
+    def f(x):
+        return sg.tensor(np.cumsum(np.ones(3), dtype=np.float32)) + x  # fine, constant
+
+    f(sg.randn(3))
+    assert f.fallbacks == 0
+
+
+def test_user_errors_propagate_unchanged():
+    @compile
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(ValueError, match=r"\(3,\) and \(4,\)"):
+        f(sg.randn(3), sg.randn(4))
+    assert f.fallbacks == 0
+
+
+@pytest.mark.parametrize("bad, kind", [(3.0, "float"), ([1.0], "list"),
+                                       (np.ones(3), "ndarray"), (None, "NoneType")])
+def test_non_tensor_arguments_are_named(bad, kind):
+    @compile
+    def f(x, lr):
+        return x * lr
+
+    with pytest.raises(TypeError, match=rf"argument 'lr' is a {kind}, not a Tensor"):
+        f(sg.randn(3), bad)
+    with pytest.raises(TypeError, match=r"argument 'lr' is a"):
+        f(sg.randn(3), lr=bad)
+    with pytest.raises(TypeError, match="missing a required argument"):
+        f(sg.randn(3))
+    with pytest.raises(TypeError, match="expects a callable"):
+        compile(3)
+
+
+def test_same_tensor_twice_is_refused():
+    f = compile(lambda a, b: a + b)
+    x = sg.randn(3)
+    with pytest.raises(ValueError, match="passed twice"):
+        f(x, x)
+
+
+def test_escaped_tracer_is_a_clear_error():
+    store = []
+
+    @compile
+    def f(x):
+        y = x * 2
+        store.append(y)
+        return y
+
+    x = sg.randn(3)
+    with sg.no_grad():
+        f(x)
+    with pytest.raises(RuntimeError, match="escaped"):
+        store[0] + 1
+
+
+def test_compiled_inside_compiled_is_inlined():
+    inner = compile(lambda x: x.exp())
+    outer = compile(lambda x: inner(x) * 2)
+    x = sg.randn(3)
+    np.testing.assert_allclose(outer(x).numpy(), (x.exp() * 2).numpy(), rtol=1e-6)
+    assert inner.traces == 0 and outer.traces == 1
+
+
+def test_graph_returns_ir_and_draws():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyBboxPatch
+
+    from stridegrad.viz.ir import ir_layout
+
+    f = compile(lambda x, y, b: x * y + b)
+    args = sg.randn(2, 3), sg.randn(2, 3), sg.randn(3)
+    g = f.graph(*args)
+    assert isinstance(g, Graph) and f.traces == 1
+    raw = f.graph(*args, optimized=False)
+    assert raw.count() == 2 and g.count() == 1
+    boxes, edges = ir_layout(raw)
+    assert [b.kind for b in boxes] == ["placeholder"] * 3 + ["op", "op"]
+    assert [b.column for b in boxes] == [0, 0, 0, 1, 2] and boxes[-1].output
+    assert sorted(edges) == [(0, 3), (1, 3), (2, 4), (3, 4)]
+    fig = g.draw()
+    assert sum(isinstance(p, FancyBboxPatch) for p in fig.axes[0].patches) == 4
+    plt.close(fig)
+
+
+def test_the_package_is_callable_like_the_function():
+    import stridegrad.compile as C
+
+    f = C(lambda x: x * 2)
+    assert isinstance(f, CompiledFunction)
+    g = C(passes=())(lambda x: x * 2)
+    assert g.passes == ()
+    np.testing.assert_allclose(f(sg.ones(2)).numpy(), [2, 2])
+
+
+@pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1, momentum=0.9),
+                                  lambda ps: sg.optim.Adam(ps, lr=0.01)],
+                         ids=["momentum", "adam"])
+def test_stateful_optimizers_fall_back_and_match_eager(make):
+    models = []
+    for _ in range(2):
+        sg.manual_seed(0)
+        models.append(nn.Linear(3, 1))
+    opts = [make(list(m.parameters())) for m in models]
+
+    def make_step(model, opt):
+        def step(x):
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+
+        return step
+
+    eager, compiled = make_step(models[0], opts[0]), compile(make_step(models[1], opts[1]))
+    x = sg.randn(4, 3)
+    with pytest.warns(CompileWarning, match="keeps arrays in its state"):
+        compiled(x)
+    eager(x)
+    for _ in range(2):
+        compiled(x)
+        eager(x)
+    assert opts[1].steps == opts[0].steps == 3
+    for pe, pc in zip(models[0].parameters(), models[1].parameters()):
+        np.testing.assert_allclose(pc.numpy(), pe.numpy(), rtol=1e-6)
