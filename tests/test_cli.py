@@ -56,3 +56,13 @@ def test_bench_without_benchmarks_folder_says_where_it_looked(tmp_path, capsys):
     assert bench.run(args) == 2
     err = capsys.readouterr().err
     assert str(tmp_path) in err and "benchmarks/" in err
+
+
+def test_bench_updates_only_the_marked_block_of_a_readme(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- BENCH:START -->\nold table\n<!-- BENCH:END -->\nrest\n")
+    bench.update_readme(readme, "| new | table |\n")
+    assert readme.read_text() == "intro\n<!-- BENCH:START -->\n| new | table |\n<!-- BENCH:END -->\nrest\n"
+    (tmp_path / "bad.md").write_text("no markers")
+    with pytest.raises(ValueError, match="lacks the markers"):
+        bench.update_readme(tmp_path / "bad.md", "x")

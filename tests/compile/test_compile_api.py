@@ -212,19 +212,50 @@ def test_data_dependent_code_falls_back_to_eager(name, capsys):
         compiled.graph(x)
 
 
-def test_cross_entropy_step_falls_back_and_still_trains():
-    sg.manual_seed(0)
-    model = nn.Linear(4, 3)
+def test_cross_entropy_step_compiles_and_equals_eager(device):
+    """The label-range check of cross_entropy reads values into Python; under compile it
+    runs on the real labels before each replay, so a classifier step is captured."""
+    models, steps = [], []
+    for _ in range(2):
+        sg.manual_seed(0)
+        m = nn.MLP([4, 8, 3]).to(device)
+        opt = SGD(m.parameters(), lr=0.1)
 
-    @compile
-    def step(x, t):
-        loss = F.cross_entropy(model(x), t)
-        loss.backward()
-        return loss
+        def step(x, t, m=m, opt=opt):
+            opt.zero_grad()
+            loss = F.cross_entropy(m(x), t)
+            loss.backward()
+            opt.step()
+            return loss
 
-    with pytest.warns(CompileWarning, match=r"int\(\).*cross_entropy"):
-        loss = step(sg.randn(5, 4), sg.tensor([0, 1, 2, 1, 0]))
-    assert loss.item() > 0 and model.weight.grad is not None
+        models.append(m)
+        steps.append(step)
+    eager, compiled = steps[0], compile(steps[1])
+    rng = np.random.default_rng(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileWarning)
+        for _ in range(3):
+            x = rng.standard_normal((6, 4)).astype(np.float32)
+            t = rng.integers(0, 3, size=6)
+            le = eager(sg.tensor(x, device=device), sg.tensor(t, device=device))
+            lc = compiled(sg.tensor(x, device=device), sg.tensor(t, device=device))
+            np.testing.assert_allclose(lc.item(), le.item(), rtol=1e-6)
+            for pe, pc in zip(models[0].parameters(), models[1].parameters()):
+                np.testing.assert_allclose(pc.numpy(), pe.numpy(), rtol=1e-5, atol=1e-7)
+                np.testing.assert_allclose(pc.grad.numpy(), pe.grad.numpy(),
+                                           rtol=1e-5, atol=1e-7)
+    assert compiled.fallbacks == 0 and compiled.cache_size >= 1
+    g = compiled.graph(sg.tensor(x, device=device), sg.tensor(t, device=device))
+    assert ".grad <- " in str(g)  # the step's gradients and updates are graph outputs
+
+
+def test_cross_entropy_still_checks_labels_in_eager_mode():
+    logits = sg.randn(3, 4, requires_grad=True)
+    for bad in ([0, 4, 1], [0, -1, 2]):
+        with pytest.raises(IndexError, match="out of range for 4 classes"):
+            F.cross_entropy(logits, sg.tensor(bad))
+    F.cross_entropy(logits, sg.tensor([0, 3, 1])).backward()  # in range: fine
+    assert logits.grad.shape == (3, 4)
 
 
 def test_forward_that_requires_grad_falls_back():
@@ -368,3 +399,44 @@ def test_stateful_optimizers_fall_back_and_match_eager(make):
     assert opts[1].steps == opts[0].steps == 3
     for pe, pc in zip(models[0].parameters(), models[1].parameters()):
         np.testing.assert_allclose(pc.numpy(), pe.numpy(), rtol=1e-6)
+
+
+def test_a_compiled_step_still_rejects_out_of_range_labels_and_changes_nothing(device):
+    sg.manual_seed(0)
+    m = nn.MLP([4, 8, 3]).to(device)
+    opt = SGD(m.parameters(), lr=0.1)
+
+    @compile
+    def step(x, t):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), t)
+        loss.backward()
+        opt.step()
+        return loss
+
+    x = sg.tensor(np.ones((3, 4), dtype=np.float32), device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileWarning)
+        for labels in ([0, 2, 1], [1, 1, 0], [2, 0, 1]):  # traces (grad None, then set), replays
+            step(x, sg.tensor(labels, device=device))
+    traces = step.traces
+    before = [p.numpy().copy() for p in m.parameters()]
+    for bad, label in (([0, 3, 1], 3), ([-1, 0, 0], -1)):
+        with pytest.raises(IndexError, match=f"label {label} is out of range for 3 classes"):
+            step(x, sg.tensor(bad, device=device))
+    for b, p in zip(before, m.parameters()):  # the rejected steps wrote nothing
+        np.testing.assert_array_equal(p.numpy(), b)
+    assert step.traces == traces and step.fallbacks == 0  # rejected on replay, not retraced
+
+
+def test_a_label_check_on_a_computed_array_falls_back_to_eager(device):
+    logits = sg.randn(3, 4, device=device)
+
+    @compile
+    def loss_of(t):
+        return F.cross_entropy(logits, t + 1)  # labels computed inside: checked eagerly
+
+    with pytest.warns(CompileWarning, match="value check on a computed array"):
+        assert np.isfinite(loss_of(sg.tensor([0, 1, 2], device=device)).item())
+    with pytest.raises(IndexError, match="label 4 is out of range"):
+        loss_of(sg.tensor([0, 3, 1], device=device))

@@ -35,6 +35,8 @@ def configure(p):
     p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     p.add_argument("--plot", metavar="FILE", help="also write a bar chart of the ratios as PNG")
     p.add_argument("--dir", metavar="DIR", help="benchmarks folder (default: the clone's benchmarks/)")
+    p.add_argument("--update-readme", metavar="README",
+                   help="replace the table between <!-- BENCH:START --> and <!-- BENCH:END --> in README")
 
 
 def find_benchmarks(explicit: str | None = None) -> Path:
@@ -132,6 +134,19 @@ def render(rows: list[dict], header: list[str], markdown: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+README_START, README_END = "<!-- BENCH:START -->", "<!-- BENCH:END -->"
+
+
+def update_readme(path: str | Path, table: str) -> None:
+    """Put ``table`` between the README's bench markers (both must be there, in order)."""
+    path = Path(path)
+    text = path.read_text()
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{path} lacks the markers {README_START} ... {README_END}")
+    path.write_text(text[:start + len(README_START)] + "\n" + table + text[end:])
+
+
 def plot(rows: list[dict], path: str) -> None:
     import matplotlib
 
@@ -177,6 +192,9 @@ def run(args) -> int:
     if args.markdown:
         Path(args.markdown).write_text(render(rows, header, markdown=True))
         print(f"wrote {args.markdown}")
+    if args.update_readme:
+        update_readme(args.update_readme, render(rows, header, markdown=True))
+        print(f"updated {args.update_readme}")
     if args.plot:
         plot(rows, args.plot)
         print(f"wrote {args.plot}")

@@ -107,6 +107,7 @@ class _Entry:
         self.sources = [n.attrs["source"] for n in graph.placeholders]
         self.checks = [(n.attrs["source"], n.shape, n.dtype) for n in graph.placeholders]
         self.guards = result.guards
+        self.value_checks = result.value_checks
         self.n_returns = len(graph.outputs) - len(result.effects)
 
     def _obj(self, slot: tuple, args: list[Tensor]) -> Tensor:
@@ -126,11 +127,15 @@ class _Entry:
                 return False
         return True
 
+    def _array(self, source: tuple, args: list[Tensor]) -> Any:
+        kind, i, field = source
+        t = args[i] if kind == "arg" else self.captured[i]
+        return t._data if field == "data" else t._grad._data
+
     def run(self, args: list[Tensor]) -> Any:
-        inputs = []
-        for kind, i, field in self.sources:
-            t = args[i] if kind == "arg" else self.captured[i]
-            inputs.append(t._data if field == "data" else t._grad._data)
+        for source, check in self.value_checks:  # e.g. labels in range: raise before any write
+            check(self._array(source, args))
+        inputs = [self._array(source, args) for source in self.sources]
         values = self.graph.run(inputs)
         for (slot, field, _), v in zip(self.effects, values[self.n_returns:]):
             t = self._obj(slot, args)

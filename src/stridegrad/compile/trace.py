@@ -44,7 +44,7 @@ from stridegrad.compile import ops as _ops
 from stridegrad.compile.ir import Graph, Node
 from stridegrad.tensor import Tensor
 
-__all__ = ["GraphBreak", "TraceNamespace", "TraceResult", "Tracer", "is_tracing", "trace"]
+__all__ = ["GraphBreak", "TraceNamespace", "TraceResult", "Tracer", "is_tracing", "require", "trace"]
 
 _ACTIVE: list[_Context] = []  # the running trace (one at a time)
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,6 +58,23 @@ class GraphBreak(Exception):
 def is_tracing() -> bool:
     """Whether a trace is running (compiled functions called inside one run inline)."""
     return bool(_ACTIVE)
+
+
+def require(array: Any, check: Callable[[Any], None]) -> None:
+    """Run ``check(array)`` now, and on every replay of the graph being traced.
+
+    For checks on input *values* (a label range, say) that a graph cannot hold: the
+    check gets the real array and raises to reject it. Outside a trace it simply
+    runs. A value the graph computes has no real array before replay: asking to
+    check one stops the trace (the function then runs eagerly, checks included).
+    """
+    if not isinstance(array, Tracer):
+        check(array)  # eager, or a constant baked into the graph: one check is enough
+        return
+    if array.node.op != "placeholder":
+        raise _break(f"a value check on a computed array ({array.node.op})")
+    check(array.value)
+    array._ctx.result.value_checks.append((array.node.attrs["source"], check))
 
 
 def _where() -> str:
@@ -309,6 +326,7 @@ class TraceResult:
         self.effects: list[tuple] = []  # (slot, field) per effect output, after the returns
         self.spec: Any = None  # the return value's structure
         self.guards: list[tuple] = []  # (slot, what, expected)
+        self.value_checks: list[tuple] = []  # (placeholder source, check) run on every replay
         self.backward_called = False
 
 

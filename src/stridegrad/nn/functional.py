@@ -7,6 +7,7 @@ and cross-entropy's backward is the fused ``(softmax - onehot) / N``.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -171,6 +172,37 @@ class CrossEntropyBackward(Node):
         self.logp = self.onehot = None
 
 
+def _require(array: Any, check) -> None:
+    """``check(array)`` now, and on every replay when ``sg.compile`` is tracing.
+
+    Looked up lazily in ``sys.modules``: when ``stridegrad.compile`` was never
+    imported, nothing can be tracing, and eager code does not import it.
+    """
+    trace = sys.modules.get("stridegrad.compile.trace")
+    if trace is not None and trace.is_tracing():
+        trace.require(array, check)
+    else:
+        check(array)
+
+
+def _label_check(classes: int, device: str):
+    """A check that integer labels lie in ``0..classes-1`` (IndexError naming one that does not)."""
+
+    def check(t: Any) -> None:
+        if t.shape[0] == 0:
+            return
+        xp = backend.get_namespace(device)
+        if int(xp.min(t)) < 0 or int(xp.max(t)) >= classes:
+            host = backend.to_numpy(t, device)
+            bad = int(host[(host < 0) | (host >= classes)][0])
+            raise IndexError(
+                f"cross_entropy: target label {bad} is out of range for {classes} classes "
+                f"(labels must be in 0..{classes - 1})"
+            )
+
+    return check
+
+
 def _targets(targets: Any, logits: Tensor) -> Any:
     """Targets as an integer array on the logits' device."""
     if isinstance(targets, Tensor):
@@ -197,6 +229,8 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
     with the row max subtracted, so logits of +-1000 give finite, exact losses.
     The one-hot mask is built with ``equal`` + ``where`` (no fancy indexing), so it
     runs on every device. ``reduction`` is ``"mean"`` (default), ``"sum"`` or ``"none"``.
+    Labels outside ``0..C-1`` raise ``IndexError``, in eager mode and, under
+    ``sg.compile``, before every replay of the captured step.
     """
     logits = _check(logits, "cross_entropy")
     logits._float_only("cross_entropy")
@@ -212,15 +246,9 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
             f"{logits.shape}; expected ({n},)"
         )
     xp = logits._xp
-    if n:
-        lo, hi = int(xp.min(t)), int(xp.max(t))
-        if lo < 0 or hi >= c:
-            host = backend.to_numpy(t, logits.device)
-            bad = int(host[(host < 0) | (host >= c)][0])
-            raise IndexError(
-                f"cross_entropy: target label {bad} is out of range for {c} classes "
-                f"(labels must be in 0..{c - 1})"
-            )
+    # the range check reads values into Python; under sg.compile it becomes a check
+    # that runs on the real labels before every replay of the captured step
+    _require(t, _label_check(c, logits.device))
     logp = _log_softmax_array(xp, logits._data, 1)
     # a float one-hot mask: portable (no fancy indexing) and, unlike where(), fast on NumPy
     onehot = xp.astype(xp.equal(xp.expand_dims(t, axis=1), xp.arange(c, dtype=t.dtype)), logp.dtype)

@@ -1,0 +1,775 @@
+# %% [markdown]
+# # 11 · Beyond eager: capture the graph, then rewrite it
+#
+# Everything you have built so far runs **eagerly**: each line of Python does
+# its work the moment it runs. `x * y + b` multiplies, stores the product in a
+# fresh array, then adds. The autograd graph of episodes 06-08 is recorded
+# along the way, but only so that `backward()` can walk it; nobody looks at the
+# whole computation before it runs.
+#
+# Compilers turn this around. They first **capture** the computation as a
+# graph, then **rewrite** the graph (drop work nobody needs, do repeated work
+# once, compute constant parts ahead of time, merge chains of small operations
+# into one kernel) and only then run it, again and again. XLA (TensorFlow, JAX),
+# TorchDynamo with Inductor (`torch.compile`) and JAX's `jit` all work this
+# way. This episode captures stridegrad's own graph and optimizes it with
+# passes you write.
+#
+# **By the end you can**
+#
+# - say what eager execution costs (a launch per op, temporaries, memory
+#   traffic) and estimate it for a chain of elementwise ops;
+# - say *when* eager PyTorch, TorchDynamo, TensorFlow 1, TensorFlow 2's
+#   `tf.function` and `jax.jit` build their graphs, and what that means for
+#   Python `if` statements;
+# - capture a function and a whole training step with `sg.compile`, and read
+#   its graph as a table and as a picture;
+# - run a graph (`run_graph`) and write the classic passes over a small graph
+#   IR: dead-code elimination, common-subexpression elimination, constant
+#   folding and elementwise fusion;
+# - explain guards and retracing, and when a compiled function falls back to
+#   eager mode;
+# - measure eager against compiled, and say why fusion gains little on NumPy
+#   and a lot on a GPU.
+
+# %%
+#| setup
+from stridegrad.course import check
+import time
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import stridegrad as sg
+import stridegrad.nn.functional as F
+from stridegrad.course.compiler import (COMMUTATIVE, ELEMENTWISE, Graph, Op, evaluate,
+                                        from_library, fused_op, parse, validate)
+
+# %% [markdown]
+# ## Why compile? What an eager op costs
+#
+# Take an elementwise chain of 8 operations on two arrays of a million
+# `float32` numbers:
+
+# %%
+def chain(x, y):
+    return (((x * y + 1.0).exp() * 0.5 - y).tanh() ** 2) / 3.0
+
+# %% [markdown]
+# Eagerly, every operator is its own complete pass over the data:
+#
+# 1. **a call**: Python dispatches `__mul__`, the Tensor checks shapes and
+#    devices, records autograd metadata, calls NumPy. On a GPU each op is also
+#    a **kernel launch**, a few microseconds of fixed cost before any number is
+#    touched;
+# 2. **a temporary**: the result is a new array of a million numbers (4 MB),
+#    allocated, written, read once by the next op, and thrown away;
+# 3. **memory traffic**: each op reads its inputs from memory and writes its
+#    output back. For cheap elementwise arithmetic the processor waits on
+#    memory, not on arithmetic, so time is roughly proportional to bytes moved.
+#
+# A fused kernel computes the whole chain element by element: it reads `x[i]`
+# and `y[i]` once, keeps the seven intermediate values in registers, and
+# writes one result. Let us count, op by op, what each way moves: the counts
+# come from the chain's graph, which you will meet properly in a moment.
+
+# %%
+N = 1_000_000
+x_big = sg.tensor(np.random.default_rng(0).standard_normal(N).astype(np.float32))
+y_big = sg.tensor(np.random.default_rng(1).standard_normal(N).astype(np.float32))
+compiled_chain = sg.compile(chain)
+traced = compiled_chain.graph(x_big, y_big, optimized=False)  # as captured
+fused = compiled_chain.graph(x_big, y_big)  # after the passes
+
+
+def traffic(graph):
+    """Kernels, temporaries and megabytes read + written by one run of a library graph."""
+    sizes = {id(n): int(np.prod(n.shape)) * np.dtype(n.dtype).itemsize for n in graph.nodes}
+    moved = 0
+    for n in graph.nodes:
+        if n.is_compute:
+            moved += sizes[id(n)] + sum(sizes[id(a)] for a in n.inputs if hasattr(a, "op"))
+    cost = graph.cost()
+    return cost["kernels"], cost["temporaries"], moved / 1e6
+
+
+print(f"{'':>8} {'kernels':>8} {'temporaries':>12} {'MB moved':>9}")
+for name, g in (("eager", traced), ("fused", fused)):
+    k, t, mb = traffic(g)
+    print(f"{name:>8} {k:>8} {t:>12} {mb:>9.0f}")
+
+# %% [markdown]
+# Eight kernels against one, seven temporaries against none, and six times
+# fewer bytes. What that is worth depends on the machine. A rough model of a
+# GPU: a launch costs about 5 µs, and memory moves about 2 TB/s. (Both numbers
+# are assumptions for the picture, of the right order for a current data-centre
+# GPU; the lesson measures real times further down.)
+
+# %%
+LAUNCH_S, BYTES_PER_S = 5e-6, 2e12  # assumed, not measured
+fig, ax = plt.subplots(figsize=(7, 2.6))
+for row, (name, g) in enumerate((("fused", fused), ("eager", traced))):
+    k, _, mb = traffic(g)
+    launch_us, memory_us = k * LAUNCH_S * 1e6, mb * 1e6 / BYTES_PER_S * 1e6
+    ax.barh(row, launch_us, color="tab:orange", label="launches" if row == 0 else None)
+    ax.barh(row, memory_us, left=launch_us, color="tab:blue",
+            label="memory traffic" if row == 0 else None)
+    ax.text(launch_us + memory_us + 1, row, f"{launch_us + memory_us:.0f} µs", va="center")
+    print(f"{name}: {k} launch{'es' * (k != 1)} = {launch_us:.0f} µs, "
+          f"{mb:.0f} MB = {memory_us:.0f} µs")
+ax.set_yticks([0, 1], ["fused", "eager"])
+ax.set_xlim(0, ax.get_xlim()[1] * 1.15)
+ax.set_xlabel("modelled time on a GPU (µs)")
+ax.set_title("8 elementwise ops on 1M float32: where the time goes")
+ax.legend(loc="lower right")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# To fuse, the compiler must see the whole chain before running any of it.
+# That is what capturing a graph buys.
+#
+# ## When does each system build its graph?
+#
+# Every framework has a graph somewhere. They differ in **when** it is built,
+# and that decides what a Python `if` can do and what the compiler gets to see.
+#
+# | system | the graph is built... | a Python `if` on a tensor's value | what optimizes it |
+# |---|---|---|---|
+# | eager PyTorch, stridegrad until now | while the code runs, op by op; the graph is a side record for `backward()` | just works: the value is there | nothing across ops: each op is its own kernel |
+# | TensorFlow 1 | by you, before any data exists: `tf.placeholder`s and ops that return symbolic tensors; `Session.run` executes it later, many times | Python runs only while building; branching on data needs graph ops (`tf.cond`, `tf.while_loop`) | the runtime's graph rewrites (Grappler), XLA optionally |
+# | TensorFlow 2, `tf.function` | at the first call per input signature: the Python function is *traced* with symbolic tensors | AutoGraph rewrites `if`/`while` on tensors into `tf.cond`/`tf.while_loop`; a new signature retraces | Grappler; XLA with `jit_compile=True` |
+# | JAX, `jax.jit` | at the first call per shape/dtype: the function runs on abstract tracers, giving a *jaxpr* that XLA compiles | an error: the tracer has no value (use `lax.cond`, or make the argument static) | XLA: fusion, CSE, DCE, constant folding, layout... |
+# | PyTorch 2, TorchDynamo (`torch.compile`) | at the first call, just before the function's frame runs: Dynamo reads its Python bytecode and pulls the tensor ops into an FX graph, with guards | a **graph break**: the function is split, the `if` runs in Python, the pieces around it are compiled | the backend, Inductor by default: fusion, generated Triton (GPU) or C++ (CPU) kernels |
+# | `sg.compile` (this lesson) | at the first call per signature: the Tensor code runs on tracer arrays that record each op, forward, backward and optimizer step alike | the trace stops and the function runs eagerly, with a warning that says why | the four passes of this lesson |
+#
+# Two ideas run through the table. A graph built by **tracing** sees only the
+# path the Python code took for the example inputs, so it is valid only while
+# those inputs look the same: the compiler **guards** on shapes and dtypes and
+# traces again when they change. And anything that reads a value into Python
+# (`.item()`, `if loss > 0`) cannot be part of a graph built before the values
+# exist.
+#
+# ## Capturing `z = x * y + b`
+#
+# `sg.compile(fn)` returns a function that, on its first call, runs `fn` on
+# tracers, records every array operation into a graph, optimizes the graph,
+# and replays it from then on. `f.graph(...)` shows the graph for given
+# arguments; `optimized=False` shows it as traced.
+
+# %%
+@sg.compile
+def f(x, y, b):
+    return x * y + b
+
+
+x = sg.tensor([1.0, 2.0, 3.0, 4.0])
+y = sg.tensor([10.0, 20.0, 30.0, 40.0])
+b = sg.tensor([0.5, 0.5, 0.5, 0.5])
+print(f(x, y, b))
+print(f.graph(x, y, b, optimized=False))
+
+# %% [markdown]
+# Read the table line by line. Each node is **one value**, computed once
+# (single assignment): the placeholders `x`, `y`, `b` are read from the
+# arguments on every call; `%3` is `multiply` of `x` and `y`, a `float32`
+# vector of 4; `%4` adds `b`; `return %4` says what comes back. The op names
+# are the array operations the Tensor code called on its `xp` (episode 10):
+# the tracer *is* one more array namespace, which records instead of
+# computing. After the passes, the two ops are one fused kernel:
+
+# %%
+print(f.graph(x, y, b))
+fig, axes = plt.subplots(1, 2, figsize=(11, 2.6))
+f.graph(x, y, b, optimized=False).draw(ax=axes[0])
+f.graph(x, y, b).draw(ax=axes[1])
+axes[0].set_title("as traced: 2 kernels, 1 temporary")
+axes[1].set_title("optimized: 1 fused kernel")
+plt.show()
+
+# %% [markdown]
+# ## Capturing a whole training step
+#
+# The tracer records whatever runs on tensors, so a function that calls
+# `loss.backward()` and `opt.step()` is captured whole: the forward ops, the
+# backward ops the autograd engine runs, and the parameter updates. The
+# parameters are tensors the function *captured* (through `model` and `opt`):
+# they become placeholders too, and their new values and gradients become
+# extra outputs, written back after each call.
+
+# %%
+X, labels = sg.data.make_moons(n=64, noise=0.1, seed=0)
+xb, tb = sg.tensor(X.astype(np.float32)), sg.tensor(labels)
+
+
+def make_step(seed=0):
+    sg.manual_seed(seed)
+    model = sg.nn.MLP([2, 8, 2])
+    opt = sg.optim.SGD(model.parameters(), lr=0.5)
+
+    def step(x, t):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), t)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+eager_step, compiled_step = make_step(), sg.compile(make_step())
+eager_losses = [eager_step(xb, tb).item() for _ in range(30)]
+compiled_losses = [compiled_step(xb, tb).item() for _ in range(30)]
+print("first and last loss:", f"{compiled_losses[0]:.2f}", f"{compiled_losses[-1]:.2f}")
+print("compiled equals eager at every step (1e-5):",
+      bool(np.allclose(compiled_losses, eager_losses, atol=1e-5)))
+print("traces:", compiled_step.traces, " fallbacks:", compiled_step.fallbacks)
+
+# %% [markdown]
+# Two traces, not one: `opt.zero_grad()` sets each `.grad` to `None`, and on
+# the very first call there is no gradient yet. Whether a gradient exists is
+# one of the things the graph depends on, so it is **guarded**; the second
+# call sees gradients and traces once more, and from then on every call
+# replays the second graph.
+#
+# Here is the optimized graph, and what the passes saved. The placeholders
+# `model.0.weight`, ... are the parameters, named by the path through which the
+# function reached them; the `return` line lists the loss and then the writes
+# back: new gradients (`model.0.weight.grad <- %46`) and new weights
+# (`model.0.weight <- %47`).
+
+# %%
+step_graph = compiled_step.graph(xb, tb)
+print(step_graph)
+before, after = compiled_step.graph(xb, tb, optimized=False).cost(), step_graph.cost()
+print(f"\n{'':>10} {'nodes':>6} {'kernels':>8} {'temporaries':>12}")
+for name, c in (("as traced", before), ("optimized", after)):
+    print(f"{name:>10} {c['nodes']:>6} {c['kernels']:>8} {c['temporaries']:>12}")
+
+# %% [markdown]
+# The same graph as a picture is too wide to read box by box, but its shape
+# tells the story: arguments and parameters on the left (blue), the forward
+# pass along the top row, the backward pass reaching back to the parameters,
+# and the fused updates, outputs drawn in bold, on the right.
+
+# %%
+fig = step_graph.draw()
+fig.set_dpi(72)
+plt.show()
+
+# %% [markdown]
+# Find the forward pass (`matmul`, `maximum` for the ReLU, the log-softmax),
+# the backward pass (`matmul`s with transposed weights, `greater` for the
+# ReLU's mask) and the SGD updates (`model.0.weight - (0.5 * %46)`, fused).
+# The rest of the lesson writes the passes that did this.
+
+# %% [markdown]
+# ## A small IR to write passes on
+#
+# The library's IR carries shapes, dtypes, devices and literal arguments. To
+# write passes, a smaller IR is easier to hold in your head, and it fits in a
+# few lines of text. `stridegrad.course.compiler` has one:
+#
+# - an **`Op`** is one value: `name = op(arg, ..., key=value)`. `op.name` is a
+#   string, `op.op` the operation (the library's names: `add`, `subtract`,
+#   `multiply`, `divide`, `negative`, `exp`, `tanh`, `sum`, `matmul`...),
+#   `op.args` a tuple of the names of earlier values, `op.attrs` the keyword
+#   arguments (`axis=0`). Ops cannot be changed: a pass makes new ones with
+#   `Op(name, op, args, attrs)`;
+# - three ops are special: `input` (an argument of the function), `const`
+#   (a value fixed in the graph, `attrs["value"]`) and `fused` (below);
+# - a **`Graph`** is a list of ops in execution order, `graph.ops`, and the
+#   names it returns, `graph.outputs`. `Graph(ops, outputs)` makes one.
+#   `graph[name]` is an op by name, `graph.users()` says which ops read each
+#   value, `graph.cost()` counts kernels and temporaries.
+#
+# Its text form is valid Python, one op per line; `parse` reads it and
+# `print` writes it:
+
+# %%
+g = parse("""
+x = input()
+y = input()
+b = input()
+t = multiply(x, y)
+z = add(t, b)
+return z
+""")
+print(g)
+print(g.ops[3], "| op:", g.ops[3].op, "| args:", g.ops[3].args)
+print("users:", g.users())
+print("cost:", g.cost())
+
+# %% [markdown]
+# `evaluate(op, values)` runs one op on NumPy (with the library's own rule for
+# it), given the values of its args in order. It does not look anything up:
+# you hand it the values.
+
+# %%
+print(evaluate(g["t"], [2.0, 3.0]))
+print(evaluate(Op("s", "sum", ("m",), {"axis": 0}), [np.array([[1.0, 2.0], [3.0, 4.0]])]))
+
+# %% [markdown]
+# ## Exercise 1 · `run_graph`: replay a graph
+#
+# A compiled function, after its first call, is just a graph being replayed.
+# Write the replay: walk the ops in order and keep every value in a dict by
+# name. An `input` op takes its value from `inputs`; every other op is
+# `evaluate(op, [the values of op.args])`. Return the list of output values,
+# in the order of `graph.outputs`.
+
+# %%
+#| exercise: stridegrad.course.compiler.run_graph
+#| hint: keep a dict of values by name; an input's value is inputs[op.name], any other op's is evaluate(op, [the values of op.args])
+
+# %%
+#| calls-exercise
+print(run_graph(g, {"x": 2.0, "y": 3.0, "b": 1.0}))
+print(run_graph(g, {"x": np.array([1.0, 2.0]), "y": np.array([10.0, 20.0]), "b": 0.5}))
+
+# %%
+#| check: run_graph
+
+# %% [markdown]
+# ## Exercise 2 · dead-code elimination
+#
+# A trace records everything the function did, including work whose result is
+# thrown away: a value computed for a debug print that was removed, a branch
+# of a model that is switched off, a gradient nobody asked for. A value is
+# **live** when an output depends on it; the rest is dead and can go.
+#
+# Here `d` and `e` are dead: `e` is read by nobody, and `d` only by `e`. Note
+# the trap: removing "ops nobody reads" once would remove `e` and keep `d`
+# (which `e` read). Liveness has to flow back from the outputs.
+
+# %%
+dead = parse("""
+x = input()
+y = input()
+d = exp(y)
+e = multiply(d, x)
+z = negative(x)
+return z
+""")
+print(dead.users())
+
+# %% [markdown]
+# Write `eliminate_dead_code(graph)`: a new graph with only the ops some output
+# needs, in their original order. `input` ops always stay: they are the
+# function's arguments, needed or not. Because every op comes after the ops it
+# reads, a single walk from the **last op to the first** sees each op after
+# all of its users: keep a set of needed names, starting with the outputs.
+
+# %%
+#| exercise: stridegrad.course.compiler.eliminate_dead_code
+#| hint: needed = set(graph.outputs); walk reversed(graph.ops): keep an op if op.name in needed or it is an input, then needed.update(op.args); return Graph(reversed(kept), graph.outputs)
+
+# %%
+#| calls-exercise
+print(eliminate_dead_code(dead))
+
+# %%
+#| check: eliminate_dead_code
+
+# %% [markdown]
+# ## Exercise 3 · common-subexpression elimination
+#
+# Code written for people repeats itself: `(x * 2 + 1) * (x * 2 + 1)`, the
+# same softmax in two losses, a `transpose` computed in the forward pass and
+# again in the backward pass. Two ops with the **same operation, the same
+# arguments and the same attributes** compute the same value: keep the first,
+# drop the second, and let its users read the first.
+#
+# The details are where CSE goes wrong:
+#
+# - **rename before you compare**: once `b` is found to repeat `a`, an op
+#   `exp(b)` is really `exp(a)`, which may repeat an `exp(a)` seen earlier. So
+#   rename each op's args through the replacements made so far, *then* build
+#   its key;
+# - **attributes are part of the key**: `sum(x, axis=0)` and `sum(x, axis=1)`
+#   are different values, and so are `const(value=1.0)` and `const(value=2.0)`.
+#   `tuple(sorted(op.attrs.items()))` is a hashable form of the attributes;
+# - **argument order matters, except for commutative ops**: `add(y, x)` repeats
+#   `add(x, y)`, but `subtract(y, x)` is not `subtract(x, y)`. For the ops in
+#   `COMMUTATIVE`, sort the args *in the key* (the op you keep keeps its own
+#   order);
+# - **inputs are never merged**: two `input()` ops look identical (same op, no
+#   args, no attrs), but they are two different arguments. The same goes for
+#   anything random or with a side effect, which our IR does not have;
+# - **outputs** may name a dropped op: rename them too.
+
+# %%
+print(sorted(COMMUTATIVE))
+repeats = parse("""
+x = input()
+y = input()
+a = add(x, y)
+b = add(y, x)
+ea = exp(a)
+eb = exp(b)
+s = subtract(x, y)
+r = subtract(y, x)
+z = multiply(ea, eb)
+w = divide(s, r)
+return z, w
+""")
+
+# %%
+#| exercise: stridegrad.course.compiler.eliminate_common_subexpressions
+#| hint: replace = {}; seen = {}; for each op: args = tuple(replace.get(a, a) for a in op.args); key = (op.op, sorted args if commutative else args, tuple(sorted(op.attrs.items()))); a repeat goes into replace
+
+# %%
+#| calls-exercise
+print(eliminate_common_subexpressions(repeats))
+
+# %% [markdown]
+# `exp(b)` became `exp(a)` once `b` was merged into `a`, and so `eb` merged
+# into `ea` too; `s` and `r` stay apart, since subtraction does not commute.
+# Merging is safe because an op on the same inputs gives the same bits every
+# time: that is what "deterministic" buys a compiler.
+
+# %%
+#| check: eliminate_common_subexpressions
+
+# %% [markdown]
+# ## Exercise 4 · constant folding
+#
+# Some values do not depend on the arguments at all: a scale `sg.tensor(2.0) *
+# 0.25` written in the model, the `1 / N` of a mean's gradient, the
+# `ones_like(loss)` that seeds `backward()`. They are the same on every call,
+# so a compiler computes them **once**, while compiling, and keeps the result
+# as a constant.
+#
+# Write `constant_fold(graph)`: walk the ops in order, remembering the value of
+# every constant, both the graph's `const` ops and those you fold. An op
+# (not an `input`) whose args all have known values is replaced by a `const`
+# op **of the same name** holding `evaluate(op, [their values])`, so its users
+# and the outputs need no change. Everything else stays as it is. Folding
+# cascades: an op that reads a freshly folded value may fold too. The `const`
+# ops that nobody reads any more are left in place: dead-code elimination is
+# the pass that removes them.
+
+# %%
+consts = parse("""
+x = input()
+two = const(value=2.0)
+quarter = const(value=0.25)
+k = multiply(two, quarter)
+k2 = add(k, k)
+t = multiply(x, two)
+z = multiply(t, k2)
+return z
+""")
+
+# %%
+#| exercise: stridegrad.course.compiler.constant_fold
+#| hint: known = {}; a const op: known[op.name] = op.attrs["value"]; a non-input op with all(a in known for a in op.args): value = evaluate(...), known[op.name] = value, Op(op.name, "const", (), {"value": value})
+
+# %%
+#| calls-exercise
+folded = constant_fold(consts)
+print(folded)
+print("\nthen dead-code elimination:")
+print(eliminate_dead_code(folded))
+
+# %% [markdown]
+# `k` and `k2` were computed once, here; `two` stays, because `t` still reads
+# it. The result multiplies by `1.0`, which changes nothing: a simplification
+# pass could drop it (see "Going further").
+
+# %%
+#| check: constant_fold
+
+# %% [markdown]
+# ## Passes work together, in an order
+#
+# Each pass leaves work for the next: folding turns ops into constants and
+# leaves the old constants unread (dead code); it can also make two ops equal
+# that were not (CSE); CSE leaves the dropped ops' inputs with fewer readers
+# (dead code again). So the library runs, like most compilers, **fold → CSE →
+# DCE**, and fusion last, because a fused kernel hides its ops from the other
+# passes.
+#
+# Here is a function with a bit of everything: a repeated expression, a dead
+# value, constants. `from_library` turns the library's traced graph into our
+# small IR (each number literal such as the `2.0` of `x * 2.0` becomes a
+# `const` op of its own), and your three passes run on it:
+
+# %%
+def messy(x, y):
+    a = x * 2.0 + 1.0
+    b = x * 2.0 + 1.0  # the same expression again
+    unused = (y * 3.0).exp()  # computed, never returned
+    k = sg.tensor(2.0) * sg.tensor(0.25)  # constants only
+    return ((a * b) * k).tanh().sum(), (y - x).exp() * y
+
+
+compiled_messy = sg.compile(messy)
+xs, ys = sg.tensor([0.1, -0.2, 0.3]), sg.tensor([0.5, 0.25, -1.0])
+ours = from_library(compiled_messy.graph(xs, ys, optimized=False))
+print(ours)
+
+# %%
+#| calls-exercise
+stages = {"as traced": ours}
+for p in (constant_fold, eliminate_common_subexpressions, eliminate_dead_code):
+    ours = validate(p(ours))
+    stages[f"after {p.__name__}"] = ours
+for name, stage in stages.items():
+    c = stage.cost()
+    print(f"{name:>41}: {c['ops']:>2} ops, {c['kernels']:>2} kernels, "
+          f"{c['temporaries']:>2} temporaries")
+print()
+print(ours)
+
+# %% [markdown]
+# ## Exercise 5 · elementwise fusion
+#
+# What is left is the memory traffic of the first section: a chain of
+# elementwise ops, each writing a temporary that the next reads back. A
+# **fused** op runs a whole chain as one kernel. In our IR it is written
+#
+# ```
+# z = fused(x, y, b, body='t = multiply(x, y); z = add(t, b)')
+# ```
+#
+# its `body` lists the ops it runs, its args are the values the body reads
+# from outside, and it takes the name of the body's last op, so nothing that
+# reads `z` has to change. `fused_op(graph, group)` builds one from a list of
+# ops (in any order); `evaluate` runs it.
+#
+# When may an op `t` disappear into its reader's kernel? Its value must be
+# needed **only inside that kernel**, so that it never has to be stored:
+#
+# - exactly **one** op reads `t` (`graph.users()` lists each reader once): a
+#   value with two readers must be stored for the second one (or computed
+#   twice: some compilers do that for cheap ops, we do not);
+# - that reader is **elementwise** too (`ELEMENTWISE`): a reduction such as
+#   `sum` or a `matmul` mixes elements, so it cannot take `t[i]` from a
+#   register the moment it is made;
+# - `t` is **not an output**: outputs are stored anyway.
+#
+# Write `fuse_elementwise(graph)`. Walk the ops in order with a dict `waiting`
+# (name -> the group of ops its reader will absorb). An elementwise op
+# collects the groups waiting on its args, plus itself. If it is absorbed in
+# turn, its group waits under its name; otherwise the group becomes
+# `fused_op(graph, group)`, or stays the op itself when the group is just that
+# op. Other ops are kept as they are.
+
+# %%
+print(sorted(ELEMENTWISE))
+print(fused_op(g, [g["t"], g["z"]]))
+
+# %%
+#| exercise: stridegrad.course.compiler.fuse_elementwise
+#| hint: users = graph.users(); for an elementwise op: group = [m for a in op.args for m in waiting.pop(a, [])] + [op]; absorbed when len(users[op.name]) == 1, that reader is elementwise and op.name is not an output
+
+# %%
+#| calls-exercise
+print(fuse_elementwise(g))
+print()
+lowered = validate(fuse_elementwise(ours))
+print(lowered)
+print("\ncost before fusion:", ours.cost())
+print("cost after fusion: ", lowered.cost())
+
+# %%
+#| check: fuse_elementwise
+
+# %% [markdown]
+# ## Your passes against the library's
+#
+# The library's passes (`stridegrad.compile.passes`) are the same four, on the
+# richer IR. Run both pipelines on the same trace of `messy`: the kernels and
+# temporaries left should agree, and replaying your optimized graph with your
+# `run_graph` should give what eager mode gives.
+
+# %%
+#| calls-exercise
+yours = from_library(compiled_messy.graph(xs, ys, optimized=False))
+for p in (constant_fold, eliminate_common_subexpressions, eliminate_dead_code, fuse_elementwise):
+    yours = validate(p(yours))
+library = compiled_messy.graph(xs, ys).cost()
+print(f"{'':>8} {'kernels':>8} {'temporaries':>12}")
+print(f"{'yours':>8} {yours.cost()['kernels']:>8} {yours.cost()['temporaries']:>12}")
+print(f"{'library':>8} {library['kernels']:>8} {library['temporaries']:>12}")
+replayed = run_graph(yours, {"x": xs.numpy(), "y": ys.numpy()})
+for got, want in zip(replayed, messy(xs, ys)):
+    print("equal to eager:", bool(np.allclose(got, want.numpy(), rtol=1e-6)))
+
+# %% [markdown]
+# And the library's version of the same graph, drawn: the repeated
+# `x * 2.0 + 1.0` is computed once inside one fused kernel, the dead `exp` is
+# gone, `2.0 * 0.25` is the constant `0.5`.
+
+# %%
+print(compiled_messy.graph(xs, ys))
+compiled_messy.graph(xs, ys).draw()
+plt.show()
+
+# %% [markdown]
+# ## Guards and retracing
+#
+# A traced graph is specialised: its shapes and dtypes are baked in (the
+# fused kernel of a `(4,)` input is not the one for `(2, 3)`), and so is every
+# choice the Python code made along the way. So a compiled function keys its
+# cache on a **signature** of the call (each tensor's shape, dtype, device and
+# `requires_grad`, and whether grad mode is on), and checks **guards** on the
+# tensors it captured (as you saw with the gradients above). A new signature
+# traces again; `traces` counts how often.
+
+# %%
+@sg.compile
+def scaled_exp(x):
+    return (x * 2.0).exp()
+
+
+for shape, dtype in [((3,), "float32"), ((3,), "float32"), ((4,), "float32"),
+                     ((2, 3), "float32"), ((4,), "float32"), ((4,), "float64")]:
+    scaled_exp(sg.ones(*shape, dtype=dtype))
+    print(f"called with {dtype}{list(shape)!s:<7} -> traces = {scaled_exp.traces}, "
+          f"graphs cached = {scaled_exp.cache_size}")
+
+# %% [markdown]
+# The second `(3,)` call and the second `(4,)` call reuse their graphs; every
+# new shape or dtype costs a trace. A training loop with a fixed batch size
+# traces once or twice; a loop whose last batch is smaller traces once more
+# for it. (PyTorch goes further: after a shape changes, it retraces once with
+# that dimension **symbolic**, so that one graph serves every size.)
+#
+# What cannot be captured at all is Python that depends on the *values*: the
+# tracer has no number to give `if` or `.item()`. `sg.compile` then stops the
+# trace, warns once with the reason, and runs that signature eagerly from then
+# on; the results are right, just not compiled.
+
+# %%
+@sg.compile
+def branchy(x):
+    if x.sum().item() > 0:  # a Python decision on a value
+        return x * 2.0
+    return x * 3.0
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    out = branchy(sg.tensor([1.0, -2.0, 4.0]))
+print(out, "| fallbacks:", branchy.fallbacks)
+print("warning:", str(caught[0].message).split(" at ")[0])
+
+# %% [markdown]
+# The usual cures: keep the decision in the graph (compute both branches and
+# select elementwise with a mask, as ReLU's backward does with `greater`), or
+# do a value check only in eager mode and skip it while tracing. That is what
+# `cross_entropy` does with its check that every label is in range (look for
+# `_tracing` in `stridegrad/nn/functional.py`), and why the training step above
+# compiled.
+
+# %% [markdown]
+# ## Measuring eager against compiled
+#
+# Now the real clock, on this machine's CPU, for the 8-op `chain` on a million
+# numbers. The printed times vary from run to run (so the notebook checks do
+# not compare them).
+
+# %% tags=["nbval-ignore-output"]
+def best_time(fn, *args, repeat=7):
+    fn(*args)  # warm-up (and, for the compiled function, the trace)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+eager_s = best_time(chain, x_big, y_big)
+compiled_s = best_time(compiled_chain, x_big, y_big)
+print(f"eager:    {eager_s * 1e3:6.2f} ms")
+print(f"compiled: {compiled_s * 1e3:6.2f} ms   ({eager_s / compiled_s:.2f}x)")
+
+# %% [markdown]
+# A modest gain, maybe 1.1-1.5x. Why so little, when the model promised six
+# times fewer bytes? On NumPy, the library's "fused" kernel is still eight
+# NumPy calls, one per step; what it saves is the seven temporaries (it
+# writes each step into a reused buffer with `out=`) and the Tensor's Python
+# overhead per op. Each NumPy call still streams the whole array through
+# memory. On a CPU whose caches are large and whose memory is fast next to
+# its arithmetic, that is most of the time either way.
+#
+# On a GPU the picture of the first section is real: the library turns the
+# fused node into **one generated CUDA kernel** (a CuPy `ElementwiseKernel`),
+# so the eight launches become one and the arrays are read once. This is the
+# change that matters for memory-bound chains, and the reason every deep
+# learning compiler starts with fusion. The cell below measures it when a GPU
+# is at hand.
+
+# %% tags=["nbval-ignore-output"]
+cuda_ok, cuda_why = sg.backend.device_available("cuda")
+if cuda_ok:
+    import cupy as cp
+
+    xg, yg = x_big.to("cuda"), y_big.to("cuda")
+    sync = cp.cuda.Device().synchronize
+
+    def timed(fn):
+        return lambda *a: (fn(*a), sync())
+
+    eager_gpu = best_time(timed(chain), xg, yg)
+    compiled_gpu = best_time(timed(compiled_chain), xg, yg)
+    print(f"cuda eager:    {eager_gpu * 1e3:6.3f} ms")
+    print(f"cuda compiled: {compiled_gpu * 1e3:6.3f} ms   ({eager_gpu / compiled_gpu:.1f}x)")
+else:
+    print("No GPU here, so no GPU timing:", cuda_why)
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done.
+
+# %%
+#| check: all
+
+# %% [markdown]
+# ## Where this is in PyTorch
+#
+# `torch.compile(fn)` is the same idea with industrial parts:
+#
+# | here | PyTorch 2 |
+# |---|---|
+# | `sg.compile(fn)`, `@sg.compile` | `torch.compile(fn)`, `@torch.compile`: TorchDynamo captures, a backend compiles (Inductor by default) |
+# | tracing on tracer arrays | Dynamo reads the Python bytecode of the frame and records tensor ops into an **FX graph**; shapes come from "fake" tensors that carry metadata only |
+# | `Graph`, `Node(op, inputs, attrs, shape, dtype)` | `torch.fx.Graph` of `torch.fx.Node`s: `op` is one of `placeholder`, `get_attr`, `call_function`, `call_method`, `call_module`, `output`, with `target`, `args`, `kwargs`, and `meta` for shapes and dtypes; `graph_module.graph.print_tabular()` prints a table like ours |
+# | `f.graph(...)` | `TORCH_LOGS="graph_code"` prints the captured graphs; `torch.fx.symbolic_trace(module)` traces a module directly |
+# | the backward ops in the trace | **AOTAutograd** traces forward and backward ahead of time into joint graphs, then splits them |
+# | `eliminate_dead_code` | `torch.fx.Graph.eliminate_dead_code()` |
+# | `eliminate_common_subexpressions` | CSE on the FX graphs (`fx_graph_cse` in AOTAutograd), and again inside Inductor's generated kernels |
+# | `constant_fold` | Inductor's constant folding; with `freezing`, inference weights are treated as constants too |
+# | `fuse_elementwise` | Inductor's scheduler fuses pointwise ops, and also pointwise ops into reductions, then generates **Triton** kernels on GPU and C++/OpenMP on CPU |
+# | signature, guards, `traces` | Dynamo's guards; a failed guard recompiles, up to a limit (`torch._dynamo.config.cache_size_limit`, `recompile_limit` in newer versions); `TORCH_LOGS="recompiles"` says why; dynamic shapes after the first change |
+# | eager fallback with a `CompileWarning` | a **graph break**: the function is split around what cannot be captured; `torch._dynamo.explain(fn)(*args)` lists the breaks, `fullgraph=True` turns a break into an error |
+#
+# JAX shows its IR with `jax.make_jaxpr(fn)(*args)`, a listing close to our
+# text form; XLA's own passes (its HLO DCE, CSE, constant folding and fusion)
+# are the grown-up versions of the four you wrote.
+
+# %% [markdown]
+# ## Going further
+#
+# 1. **Algebraic simplification.** Write a pass that rewrites `multiply(x, c)`
+#    with `c` a constant 1.0 into `x`, `add(x, c)` with `c` = 0.0 into `x`, and
+#    `negative(negative(x))` into `x`, renaming users as CSE does. Two traps:
+#    with a constant *array* of ones the product may be **larger** than `x`
+#    (broadcasting), and `x + 0.0` is not `x` when `x` is `-0.0` (the sum is
+#    `+0.0`). Which rewrites are still exact?
+# 2. **Peephole on the training step.** The step's graph above has
+#    `mT(permute_dims(w, (1, 0)))`: transposing twice. Write a pass over the
+#    library's IR that replaces such a pair by `w`, and measure how many nodes
+#    and kernels it saves on the MLP step. Would CSE with commutative ops
+#    (yours sorts the args; the library's does not) find anything more there?
+# 3. **Fusion beyond chains.** Our fusion refuses a value with two readers,
+#    and stops at every reduction. XLA's *multi-output fusion* computes `t` and
+#    both its readers in one kernel with two outputs; Inductor fuses a
+#    pointwise producer *into* the reduction that reads it. Sketch how the
+#    `fused` op would have to change for each, and which of the two saves more
+#    memory traffic on `sum(exp(x) * y)`.

@@ -1,0 +1,599 @@
+"""A tiny graph IR for lesson 11, and the reference answers of its exercises.
+
+The library's IR (:mod:`stridegrad.compile.ir`) carries shapes, dtypes, literal
+arguments and a device. The lesson's passes work on a smaller one, so that each
+pass fits in a screenful and each test graph can be written by hand:
+
+* an :class:`Op` is one value, ``name = op(arg, ..., key=value)``: ``name`` is a
+  string, ``args`` are the names of earlier values, ``attrs`` are keyword
+  arguments (numbers, strings, booleans, tuples). Ops are immutable: a pass
+  makes new ones. Three ops are special:
+
+  - ``input``: an argument of the function (no args; the caller gives its value);
+  - ``const``: a value fixed when the graph is made, ``attrs["value"]`` (a
+    number, or nested tuples of numbers for an array);
+  - ``fused``: several elementwise ops run as one kernel; ``attrs["body"]`` is
+    their text, ``"t = multiply(x, y); z = add(t, b)"``, and ``args`` are the
+    values the body reads from outside. It is named after the body's last op.
+
+* a :class:`Graph` is a list of ops in execution order (every name defined once,
+  before it is used) and the list of names it returns, ``outputs``.
+
+A graph has a text form, one op per line, that is valid Python::
+
+    x = input()
+    y = input()
+    b = input()
+    t = multiply(x, y)
+    z = add(t, b)
+    return z
+
+:func:`parse` reads it and ``str(graph)`` writes it (``parse(str(g)) == g``).
+Two graphs are equal when their texts are. Op names are the library's
+(``add``, ``subtract``, ``multiply``, ``divide``, ``negative``, ``exp``,
+``log``, ``tanh``, ``maximum``, ``sum``, ``matmul``, ...;
+:mod:`stridegrad.compile.ops`), and :func:`evaluate` runs one op on NumPy with
+the library's rule, so :func:`from_library` turns a graph traced by
+``sg.compile`` into this form and the lesson's passes run on real traces.
+
+The exercise functions (``run_graph``, ``eliminate_dead_code``,
+``eliminate_common_subexpressions``, ``constant_fold``, ``fuse_elementwise``)
+are top-level functions with a docstring stating their contract: the lesson
+build copies their source into the solution notebook and turns their bodies
+into stubs in the lesson notebook.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from stridegrad.compile import ops as _ops
+
+__all__ = [
+    "COMMUTATIVE",
+    "ELEMENTWISE",
+    "Graph",
+    "Op",
+    "constant_fold",
+    "eliminate_common_subexpressions",
+    "eliminate_dead_code",
+    "evaluate",
+    "from_library",
+    "fuse_elementwise",
+    "fused_op",
+    "parse",
+    "run_graph",
+    "validate",
+]
+
+#: ops that work element by element (the library's list): a chain of them can be fused
+ELEMENTWISE = frozenset(_ops.ELEMENTWISE - {"astype"})
+#: ops whose two arguments can swap without changing the value
+COMMUTATIVE = frozenset(["add", "multiply", "maximum", "minimum", "equal", "not_equal"])
+
+_SPECIAL = ("input", "const", "fused")
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _plain(v: Any) -> Any:
+    """An attribute value in its canonical, hashable form: NumPy arrays and lists
+    become nested tuples, NumPy scalars Python numbers."""
+    if isinstance(v, (np.ndarray, np.generic)):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return tuple(_plain(x) for x in v)
+    return v
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_text(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return repr(v)
+
+
+# --------------------------------------------------------------------------- Op, Graph
+
+
+class Op:
+    """One value of a graph: ``name = op(*args, **attrs)``. Immutable.
+
+    Example:
+        >>> Op("t", "multiply", ("x", "y"))
+        Op('t = multiply(x, y)')
+        >>> Op("c", "const", (), {"value": 2.0}).attrs["value"]
+        2.0
+    """
+
+    __slots__ = ("args", "attrs", "name", "op")
+
+    def __init__(self, name: str, op: str, args: Iterable[str] = (),
+                 attrs: Mapping[str, Any] | None = None) -> None:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"Op: the name must be a Python name, got {name!r}")
+        if not isinstance(op, str) or not op.isidentifier():
+            raise ValueError(f"Op {name}: the op must be a name like 'add', got {op!r}")
+        if isinstance(args, str):
+            raise TypeError(f"Op {name}: args is a tuple of names, got the string {args!r}")
+        args = tuple(args)
+        for a in args:
+            if not isinstance(a, str):
+                raise TypeError(f"Op {name}: args are value names (strings), got {a!r}")
+        plain = {str(k): _plain(v) for k, v in dict(attrs or {}).items()}
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "op", op)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "attrs", MappingProxyType(plain))
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"an Op cannot be changed (tried to set .{key}): "
+                             "make a new one, Op(name, op, args, attrs)")
+
+    def __str__(self) -> str:
+        parts = list(self.args) + [f"{k}={_text(v)}" for k, v in self.attrs.items()]
+        return f"{self.name} = {self.op}({', '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return f"Op({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Op) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+class Graph:
+    """Ops in execution order and the names returned (``outputs``).
+
+    ``Graph(ops, outputs)`` copies both lists. ``graph[name]`` is the op that
+    defines ``name``; :meth:`users` says who reads each value; :meth:`cost`
+    counts kernels and temporaries.
+    """
+
+    def __init__(self, ops: Iterable[Op], outputs: Iterable[str]) -> None:
+        self.ops = list(ops)
+        if isinstance(outputs, str):
+            raise TypeError(f"outputs is a list of names, got the string {outputs!r}")
+        self.outputs = list(outputs)
+
+    def __getitem__(self, name: str) -> Op:
+        for op in self.ops:
+            if op.name == name:
+                return op
+        raise KeyError(f"no op named {name!r} in the graph")
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    @property
+    def inputs(self) -> list[str]:
+        """The names of the ``input`` ops, in order."""
+        return [op.name for op in self.ops if op.op == "input"]
+
+    def users(self) -> dict[str, list[str]]:
+        """For each value, the names of the ops that read it (each user once, in order;
+        being an output does not count)."""
+        out: dict[str, list[str]] = {op.name: [] for op in self.ops}
+        for op in self.ops:
+            for a in dict.fromkeys(op.args):
+                out.setdefault(a, []).append(op.name)
+        return out
+
+    def cost(self) -> dict[str, int]:
+        """``kernels``: ops that run (not ``input`` or ``const``); ``temporaries``: those
+        whose value is not returned, written to memory only to be read back once or twice."""
+        run = [op for op in self.ops if op.op not in ("input", "const")]
+        outs = set(self.outputs)
+        return {"ops": len(self.ops), "kernels": len(run),
+                "temporaries": sum(op.name not in outs for op in run)}
+
+    def __str__(self) -> str:
+        return "\n".join([str(op) for op in self.ops] + ["return " + ", ".join(self.outputs)])
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Graph) and str(self) == str(other)
+
+    __hash__ = None  # a graph's list of ops can change
+
+
+def _parse_op(src: str) -> Op:
+    try:
+        tree = ast.parse(src.strip())
+    except SyntaxError as exc:
+        raise ValueError(f"cannot read {src.strip()!r}: {exc.msg}") from None
+    stmt = tree.body[0] if len(tree.body) == 1 else None
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name)):
+        raise ValueError(f"cannot read {src.strip()!r}: expected 'name = op(arg, ..., key=value)'")
+    call = stmt.value
+    args = []
+    for a in call.args:
+        if not isinstance(a, ast.Name):
+            raise ValueError(f"cannot read {src.strip()!r}: arguments are value names "
+                             "(write numbers as const ops)")
+        args.append(a.id)
+    attrs = {}
+    for kw in call.keywords:
+        try:
+            attrs[kw.arg] = ast.literal_eval(kw.value)
+        except ValueError:
+            raise ValueError(f"cannot read {src.strip()!r}: {kw.arg}= must be a literal") from None
+    return Op(stmt.targets[0].id, call.func.id, args, attrs)
+
+
+def parse(text: str) -> Graph:
+    """A graph from its text form: one ``name = op(args, key=value)`` per line and a
+    last line ``return name, ...``. Blank lines and ``#`` comments are skipped.
+
+    Example:
+        >>> g = parse("x = input()\\nz = exp(x)\\nreturn z")
+        >>> g.ops[1]
+        Op('z = exp(x)')
+    """
+    ops, outputs = [], None
+    for line in text.split("\n"):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if outputs is not None:
+            raise ValueError(f"nothing may follow the return line, got {line!r}")
+        if line == "return" or line.startswith("return "):
+            names = [n.strip() for n in line[len("return"):].split(",") if n.strip()]
+            bad = [n for n in names if not n.isidentifier()]
+            if bad:
+                raise ValueError(f"return line: {bad[0]!r} is not a value name")
+            outputs = names
+        else:
+            ops.append(_parse_op(line))
+    if outputs is None:
+        raise ValueError("a graph ends with a line 'return name, ...'")
+    return Graph(ops, outputs)
+
+
+def validate(graph: Graph) -> Graph:
+    """Check that ``graph`` is well formed; raise ``ValueError`` naming the first problem.
+
+    Every op is an :class:`Op`, each name is defined once, every argument is
+    defined before the op that reads it, ``input`` ops have no arguments,
+    ``const`` ops have a value, and every output is defined.
+    """
+    if not isinstance(graph, Graph):
+        raise ValueError(f"expected a Graph, got {type(graph).__name__}")
+    defined: set[str] = set()
+    for k, op in enumerate(graph.ops):
+        if not isinstance(op, Op):
+            raise ValueError(f"ops[{k}] is a {type(op).__name__}, not an Op")
+        for a in op.args:
+            if a not in defined:
+                raise ValueError(f"'{op}' reads {a}, which is not defined before it")
+        if op.name in defined:
+            raise ValueError(f"{op.name} is defined twice")
+        if op.op == "input" and op.args:
+            raise ValueError(f"'{op}': an input has no arguments")
+        if op.op == "const" and "value" not in op.attrs:
+            raise ValueError(f"'{op}': a const needs value=...")
+        if op.op == "fused" and "body" not in op.attrs:
+            raise ValueError(f"'{op}': a fused op needs body=...")
+        defined.add(op.name)
+    for name in graph.outputs:
+        if name not in defined:
+            raise ValueError(f"the graph returns {name}, which no op defines")
+    return graph
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _array(v: Any) -> Any:
+    return np.asarray(v) if isinstance(v, (list, tuple)) else v
+
+
+def _scalar(v: Any) -> Any:
+    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        return v.item()
+    return v
+
+
+def body_ops(op: Op) -> list[Op]:
+    """The ops inside a ``fused`` op, in order."""
+    return [_parse_op(part) for part in op.attrs["body"].split(";") if part.strip()]
+
+
+def evaluate(op: Op, args: list) -> Any:
+    """The value of ``op`` given the values of its ``args`` (in order), on NumPy.
+
+    ``const`` gives its value (an array for a tuple), ``fused`` runs its body,
+    every other op runs the library's rule (:func:`stridegrad.compile.ops.evaluate`)
+    with ``op.attrs`` as keyword arguments. Scalars come back as Python numbers.
+    An ``input`` has no rule: its value comes from the caller (``ValueError``).
+
+    Example:
+        >>> evaluate(Op("z", "add", ("x", "y")), [2.0, 3.0])
+        5.0
+    """
+    if op.op == "input":
+        raise ValueError(f"'{op}' is an input: its value comes from the caller, "
+                         "not from evaluate")
+    if op.op == "const":
+        return _array(op.attrs["value"])
+    if len(args) != len(op.args):
+        raise ValueError(f"'{op}' has {len(op.args)} arguments, got {len(args)} values")
+    if op.op == "fused":
+        env = dict(zip(op.args, args))
+        value = None
+        for inner in body_ops(op):
+            value = env[inner.name] = evaluate(inner, [env[a] for a in inner.args])
+        return value
+    try:
+        out = _ops.evaluate(op.op, np, tuple(_array(a) for a in args), dict(op.attrs))
+    except AttributeError:
+        raise ValueError(f"'{op}': unknown op {op.op!r}") from None
+    return _scalar(out)
+
+
+def fused_op(graph: Graph, members: Iterable[Op | str]) -> Op:
+    """One ``fused`` op that computes ``members`` (ops of ``graph``, or their names,
+    in any order) in one kernel.
+
+    The body lists the members in graph order; the fused op takes the name of
+    the last one, and its args are the values the members read from outside the
+    group, in order of first use. Raises ``ValueError`` for fewer than two
+    members (a single op stays as it is) or a member that is not elementwise.
+
+    Example:
+        >>> g = parse("x = input()\\nt = exp(x)\\nz = negative(t)\\nreturn z")
+        >>> fused_op(g, [g["z"], g["t"]])
+        Op("z = fused(x, body='t = exp(x); z = negative(t)')")
+    """
+    where = {op.name: k for k, op in enumerate(graph.ops)}
+    chosen = []
+    for m in members:
+        name = m.name if isinstance(m, Op) else m
+        if name not in where:
+            raise ValueError(f"fused_op: {name!r} is not an op of the graph")
+        chosen.append(graph.ops[where[name]])
+    chosen = sorted({op.name: op for op in chosen}.values(), key=lambda op: where[op.name])
+    if len(chosen) < 2:
+        raise ValueError("fused_op: a group of one op is not fused; keep the op as it is")
+    for op in chosen:
+        if op.op not in ELEMENTWISE:
+            raise ValueError(f"fused_op: '{op}' is not elementwise ({op.op} is not in "
+                             "ELEMENTWISE), so it cannot be fused")
+    inside = {op.name for op in chosen}
+    outside: list[str] = []
+    for op in chosen:
+        for a in op.args:
+            if a not in inside and a not in outside:
+                outside.append(a)
+    body = "; ".join(str(op) for op in chosen)
+    return Op(chosen[-1].name, "fused", outside, {"body": body})
+
+
+def from_library(graph: Any) -> Graph:
+    """The lesson's form of a graph traced by ``sg.compile`` (take it before the passes:
+    ``compiled.graph(..., optimized=False)``).
+
+    Placeholders become ``input`` ops named by their labels, constants ``const``
+    ops, number literals (the ``2.0`` of ``x * 2.0``) ``const`` ops of their own;
+    node ``%7`` is named ``v7``. Raises ``ValueError`` for what this IR does not
+    carry (other literal arguments such as axes tuples, fused nodes).
+    """
+    from stridegrad import backend
+    from stridegrad.compile.ir import Node
+
+    ops: list[Op] = []
+    names: dict[int, str] = {}
+    taken: set[str] = set()
+
+    def fresh(base: str) -> str:
+        base = re.sub(r"\W", "_", base).strip("_") or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        name, k = base, 1
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
+        taken.add(name)
+        return name
+
+    for n in graph.nodes:
+        if n.op == "fused":
+            raise ValueError("from_library: the graph is already fused; take the traced graph "
+                             "(optimized=False)")
+        args = []
+        for a in n.inputs:
+            if isinstance(a, Node):
+                args.append(names[id(a)])
+            elif isinstance(a, (int, float)) and not isinstance(a, bool):
+                c = fresh(f"c{len(ops)}")
+                ops.append(Op(c, "const", (), {"value": a}))
+                args.append(c)
+            else:
+                raise ValueError(f"from_library: {n.name} = {n.op}(...) has a literal argument "
+                                 f"{a!r} that this IR does not carry")
+        if n.op == "placeholder":
+            op = Op(fresh(n.attrs.get("label", n.name)), "input")
+        elif n.op == "constant":
+            value = backend.to_numpy(n.attrs["value"], graph.device)
+            op = Op(fresh(n.name.replace("%", "v")), "const", (), {"value": value})
+        else:
+            op = Op(fresh(n.name.replace("%", "v")), n.op, args, n.attrs)
+        names[id(n)] = op.name
+        ops.append(op)
+    outputs = []
+    for o in graph.outputs:
+        if not isinstance(o, Node):
+            raise ValueError(f"from_library: the graph returns a literal {o!r}")
+        outputs.append(names[id(o)])
+    return Graph(ops, outputs)
+
+
+# --------------------------------------------------------------------------- exercises
+
+
+def run_graph(graph, inputs):
+    """Run ``graph`` on ``inputs`` (a dict: input name -> value); return the list of
+    output values, in the order of ``graph.outputs``.
+
+    Walk the ops in order, keeping each value in a dict by name: an ``input``
+    takes its value from ``inputs`` (a missing one is a ``KeyError``), every
+    other op is ``evaluate(op, [values of its args])``.
+
+    Example:
+        >>> g = parse("x = input()\\ny = input()\\nz = multiply(x, y)\\nreturn z")
+        >>> run_graph(g, {"x": 2.0, "y": 3.0})
+        [6.0]
+    """
+    values = {}
+    for op in graph.ops:
+        if op.op == "input":
+            values[op.name] = inputs[op.name]
+        else:
+            values[op.name] = evaluate(op, [values[a] for a in op.args])
+    return [values[name] for name in graph.outputs]
+
+
+def eliminate_dead_code(graph):
+    """A new graph without the ops no output depends on. ``input`` ops always stay
+    (they are the function's arguments); the order of the ops kept is unchanged.
+
+    An op is needed when it is an output, or when a needed op reads it. Walking
+    the ops from the last to the first, every user of an op comes before the op
+    itself, so one backward walk finds them all.
+
+    Example:
+        >>> g = parse("x = input()\\nd = exp(x)\\nz = negative(x)\\nreturn z")
+        >>> print(eliminate_dead_code(g))
+        x = input()
+        z = negative(x)
+        return z
+    """
+    needed = set(graph.outputs)
+    kept = []
+    for op in reversed(graph.ops):
+        if op.name in needed or op.op == "input":
+            kept.append(op)
+            needed.update(op.args)
+    return Graph(reversed(kept), graph.outputs)
+
+
+def eliminate_common_subexpressions(graph):
+    """A new graph where an op that repeats an earlier one (same op, same arguments,
+    same attrs) is dropped and its users read the earlier value instead.
+
+    Walk the ops in order with a dict ``replace`` (dropped name -> kept name);
+    rename each op's args through it *before* comparing, so that repeats of
+    repeats are found too. The key of an op is ``(op.op, args, attrs)`` with
+    ``attrs`` as ``tuple(sorted(op.attrs.items()))``; for ``COMMUTATIVE`` ops the
+    args are sorted, so ``add(y, x)`` repeats ``add(x, y)`` (but ``subtract(y,
+    x)`` does not repeat ``subtract(x, y)``). ``input`` ops are never merged: two
+    arguments are two different values. Outputs are renamed too.
+
+    Example:
+        >>> g = parse("x = input()\\na = exp(x)\\nb = exp(x)\\nz = add(a, b)\\nreturn z")
+        >>> print(eliminate_common_subexpressions(g))
+        x = input()
+        a = exp(x)
+        z = add(a, a)
+        return z
+    """
+    replace, seen, kept = {}, {}, []
+    for op in graph.ops:
+        args = tuple(replace.get(a, a) for a in op.args)
+        if op.op == "input":
+            kept.append(op)
+            continue
+        key_args = tuple(sorted(args)) if op.op in COMMUTATIVE else args
+        key = (op.op, key_args, tuple(sorted(op.attrs.items())))
+        if key in seen:
+            replace[op.name] = seen[key]
+        else:
+            seen[key] = op.name
+            kept.append(Op(op.name, op.op, args, op.attrs))
+    return Graph(kept, [replace.get(name, name) for name in graph.outputs])
+
+
+def constant_fold(graph):
+    """A new graph where every op whose arguments are all constants (after folding
+    the ops before it) is replaced by a ``const`` op of the same name holding its
+    value, computed now with ``evaluate``. ``input`` ops are never folded, nor is
+    anything that reads one. Everything else stays as it is, in place (the
+    constants that are no longer read are left for dead-code elimination).
+
+    Example:
+        >>> g = parse("x = input()\\na = const(value=2.0)\\nb = const(value=3.0)\\n"
+        ...           "c = multiply(a, b)\\nz = add(x, c)\\nreturn z")
+        >>> print(constant_fold(g))
+        x = input()
+        a = const(value=2.0)
+        b = const(value=3.0)
+        c = const(value=6.0)
+        z = add(x, c)
+        return z
+    """
+    known, kept = {}, []
+    for op in graph.ops:
+        if op.op == "const":
+            known[op.name] = op.attrs["value"]
+            kept.append(op)
+        elif op.op != "input" and all(a in known for a in op.args):
+            value = evaluate(op, [known[a] for a in op.args])
+            known[op.name] = value
+            kept.append(Op(op.name, "const", (), {"value": value}))
+        else:
+            kept.append(op)
+    return Graph(kept, graph.outputs)
+
+
+def fuse_elementwise(graph):
+    """A new graph where each chain of ``ELEMENTWISE`` ops becomes one ``fused`` op.
+
+    An elementwise op is *absorbed* by its user when that user is the only op
+    that reads it, the user is elementwise too, and the op is not an output: its
+    value is then needed only inside the kernel and never stored. Walk the ops
+    in order with a dict ``waiting`` (name -> the ops its user will absorb):
+    an elementwise op collects the groups waiting on its args, plus itself;
+    if it is absorbed in turn, its group waits on its name; otherwise the group
+    becomes ``fused_op(graph, group)``, or stays the op itself when alone.
+    Other ops (``sum``, ``matmul``, inputs, consts) are kept as they are: a
+    reduction mixes elements, so the chain stops there.
+
+    Example:
+        >>> g = parse("x = input()\\ny = input()\\nb = input()\\n"
+        ...           "t = multiply(x, y)\\nz = add(t, b)\\nreturn z")
+        >>> print(fuse_elementwise(g))
+        x = input()
+        y = input()
+        b = input()
+        z = fused(x, y, b, body='t = multiply(x, y); z = add(t, b)')
+        return z
+    """
+    users = graph.users()
+    kind = {op.name: op.op for op in graph.ops}
+    outputs = set(graph.outputs)
+    waiting, kept = {}, []
+    for op in graph.ops:
+        if op.op not in ELEMENTWISE:
+            kept.append(op)
+            continue
+        group = [m for a in op.args for m in waiting.pop(a, [])] + [op]
+        readers = users[op.name]
+        if len(readers) == 1 and kind[readers[0]] in ELEMENTWISE and op.name not in outputs:
+            waiting[op.name] = group
+        elif len(group) == 1:
+            kept.append(op)
+        else:
+            kept.append(fused_op(graph, group))
+    return Graph(kept, graph.outputs)
