@@ -67,6 +67,15 @@ def submissions() -> dict:
         "heidi_crash": (dump(_with_cell(_solution(), "import os\nos._exit(3)", at=-1)), 0, "crashed"),
         "ivan_missing": (None, 0, "no-notebook"),
         "judy_imports": (dump(_imports_instead(_solution())), 0, "graded"),
+        # cheats: a forged result file, and a patched grader
+        "mallory_forges_result": (dump(_with_cell(json.loads(lesson), (
+            "import json, os\n"
+            "json.dump({'status': 'graded', 'code_cells': 1, 'cell_errors': [],\n"
+            "           'result': {'rows': []}}, open('result.json', 'w'))\n"
+            "os._exit(0)"))), 0, "tampered"),
+        "oscar_patches_expect": (dump(_with_cell(json.loads(lesson), (
+            "import stridegrad.course.checks as c\n"
+            "c.expect = lambda fn, *a, returns=None, **k: returns"))), 0, "tampered"),
     }
 
 
@@ -119,6 +128,8 @@ def test_failure_reasons_are_named(graded):
     assert g["ivan_missing"].message == f"no {STEM}/{STEM}.ipynb (found: my_copy.ipynb)"
     assert {r.status for r in g["judy_imports"].rows} == {"imported"}
     assert {r.status for r in g["bob_untouched"].rows} == {"stub"}
+    assert "not written by the grader" in g["mallory_forges_result"].message
+    assert "stridegrad.course.checks.expect" in g["oscar_patches_expect"].message
     assert {r.status for r in g["erin_syntax_error"].rows if r.exercise == "numel"} == {"missing"}
     stuck = g["carol_stuck_cell"].cell_errors
     assert len(stuck) == 1 and "did not finish within 3 s" in stuck[0]["error"]

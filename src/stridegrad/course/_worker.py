@@ -124,6 +124,52 @@ def _disarm():
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
+def _read_token() -> str:
+    """The parent's one-time token, read from stdin before any notebook code runs.
+
+    The result file carries it back, so a notebook that writes a result file of its
+    own (and then exits) cannot pass it off as the grader's. stdin is closed after.
+    """
+    token = sys.stdin.readline().strip()
+    sys.stdin.close()
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
+    return token
+
+
+def _callables(owner) -> dict:
+    return {k: v for k, v in vars(owner).items() if callable(v) or isinstance(v, property)}
+
+
+def _snapshot() -> dict:
+    """Every function and class (and each class's methods) of the modules the grading
+    path uses, by identity: what a notebook would have to replace to fake a pass."""
+    snap = {}
+    for name, module in list(sys.modules.items()):
+        if not (name == "stridegrad" or name.startswith("stridegrad.")
+                or name in ("builtins", "json", "os", "signal", "math", "operator")):
+            continue
+        for key, value in _callables(module).items():
+            snap[(name, key)] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for attr, member in _callables(value).items():
+                    snap[(name, f"{key}.{attr}")] = member
+    return snap
+
+
+def _tampered(snap: dict) -> list[str]:
+    """The names in ``snap`` that now point to something else."""
+    changed = []
+    for (module_name, key), value in snap.items():
+        module = sys.modules.get(module_name)
+        owner, _, attr = key.partition(".")
+        current = vars(module).get(owner) if module is not None else None
+        if attr:
+            current = vars(current).get(attr) if isinstance(current, type) else None
+        if current is not value:
+            changed.append(f"{module_name}.{key}")
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m stridegrad.course._worker")
     p.add_argument("notebook", type=Path)
@@ -133,11 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--memory", type=int, default=None, help="address-space limit in MB")
     p.add_argument("--cell-timeout", type=float, default=None)
     p.add_argument("--test-timeout", type=float, default=10.0)
+    p.add_argument("--token-stdin", action="store_true",
+                   help="read a one-time token from stdin and put it in the result")
     args = p.parse_args(argv)
     started = time.monotonic()
+    token = _read_token() if args.token_stdin else None
 
     def write(payload: dict) -> int:
         payload["seconds"] = round(time.monotonic() - started, 3)
+        if token is not None:
+            payload["token"] = token
         tmp = args.result.with_suffix(".partial")
         tmp.write_text(json.dumps(payload), encoding="utf-8")
         os.replace(tmp, args.result)
@@ -156,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         return write({"status": "invalid-notebook", "message": str(exc), "memory": memory_note})
 
     runner = _Runner()
+    snapshot = _snapshot()
     errors = []
     for number, source in enumerate(cells):
         if not source.strip():
@@ -172,8 +224,14 @@ def main(argv: list[str] | None = None) -> int:
                 problem = f"did not finish within {args.cell_timeout:g} s and was stopped"
             errors.append({"cell": number, "error": problem})
 
-    result = run_checkpoint(checkpoint, runner.namespace, require_local=True,
-                            timeout=args.test_timeout)
+    changed = _tampered(snapshot)
+    result = None if changed else run_checkpoint(checkpoint, runner.namespace,
+                                                 require_local=True, timeout=args.test_timeout)
+    changed = changed or _tampered(snapshot)
+    if changed:
+        return write({"status": "tampered", "memory": memory_note,
+                      "message": "the notebook replaced parts of the grader or of Python "
+                                 f"itself ({', '.join(changed[:5])}); no points"})
     return write({"status": "graded", "code_cells": len(cells), "cell_errors": errors,
                   "memory": memory_note, "result": result.to_dict()})
 

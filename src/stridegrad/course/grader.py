@@ -8,9 +8,14 @@ submission itself is only read) and run by ``python -m
 stridegrad.course._worker`` in a process of its own, in its own process group,
 with a wall-clock timeout and an address-space limit. Whatever a notebook
 does (hang, crash, exhaust memory, fail to parse) costs its own points only,
-and the batch goes on. This is robustness, not a security sandbox: a hostile
-submission can still read files or use the network; grade those in a
-container.
+and the batch goes on. Two integrity checks catch the obvious cheats: the
+result must carry a one-time token the parent hands the worker on stdin (a
+notebook that writes its own result file gets status "tampered"), and the
+worker compares every function and class of stridegrad (and of a few standard
+modules) with a snapshot taken before the notebook ran (a notebook that
+patches ``expect`` gets "tampered" too). This is robustness, not a security
+sandbox: code running in the worker can still read files, use the network or
+dig the token out of memory; grade hostile submissions in a container.
 
 Outputs: ``OUT/grades.csv`` (``student, assignment, test, points, max_points,
 status, message``, one row per student per test) and
@@ -23,6 +28,7 @@ import csv
 import html
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -60,6 +66,7 @@ NOTEBOOK_STATUSES = {
     "notebook-timeout": "timed out",
     "crashed": "crashed",
     "out-of-memory": "out of memory",
+    "tampered": "changed the grader",
 }
 
 
@@ -131,7 +138,8 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
         env["IPYTHONDIR"] = str(work / ".ipython")
         cmd = [sys.executable, "-m", "stridegrad.course._worker", str(copy), str(result_path),
                "--episode", episode, "--cell-timeout", f"{cell_timeout:g}",
-               "--test-timeout", f"{test_timeout:g}"]
+               "--test-timeout", f"{test_timeout:g}", "--token-stdin"]
+        token = secrets.token_hex(16)
         if memory:
             cmd += ["--memory", str(memory)]
         if extra_tests:
@@ -139,9 +147,14 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
         stderr_path = work / "stderr.txt"
         start = time.monotonic()
         with open(stderr_path, "wb") as stderr:
-            proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.PIPE,
                                     stdout=subprocess.DEVNULL, stderr=stderr,
                                     start_new_session=hasattr(os, "killpg"))
+            try:
+                proc.stdin.write(f"{token}\n".encode())
+                proc.stdin.close()
+            except OSError:
+                pass  # the worker died at once; its exit status says why
             try:
                 code = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -152,9 +165,15 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
         seconds = round(time.monotonic() - start, 3)
         if result_path.is_file():
             try:
-                return json.loads(result_path.read_text(encoding="utf-8"))
+                result = json.loads(result_path.read_text(encoding="utf-8"))
             except json.JSONDecodeError:
-                pass  # a notebook that scribbled over the result: treat as a crash
+                result = None  # a notebook that scribbled over the result: treat as a crash
+            if isinstance(result, dict) and result.get("token") == token:
+                return result
+            if result is not None:
+                return {"status": "tampered", "seconds": seconds,
+                        "message": "the result file was not written by the grader "
+                                   "(the notebook wrote one of its own?); no points"}
         tail = stderr_path.read_bytes()[-4000:].decode("utf-8", "replace")
         last = next((line for line in reversed(tail.strip().splitlines()) if line.strip()), "")
         if "MemoryError" in tail or code == -getattr(signal, "SIGKILL", 9):
