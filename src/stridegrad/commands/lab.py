@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,9 @@ def command(folder: Path, port: int | None = None, no_browser: bool = False) -> 
         cmd.append(f"--ServerApp.port={port}")
     if no_browser:
         cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        # JupyterLab refuses to start as root (containers, Binder-like VMs) without this
+        cmd.append("--allow-root")
     return cmd
 
 
