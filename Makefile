@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.stridegrad-installed
 
-.PHONY: lab test venv build bench clean
+.PHONY: lab test lint venv build bench clean
 
 venv: $(STAMP)
 
@@ -21,6 +21,9 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
 
 build: $(STAMP)
 	$(BIN)/stridegrad build

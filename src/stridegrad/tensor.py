@@ -976,7 +976,7 @@ def _normalize_key(key: Any, shape: Shape) -> tuple:
         raise IndexError(f"too many indices for a tensor of shape {shape}: {n_real} given")
     # bounds of int indices, each matched to its dimension
     dim = 0
-    for i, k in enumerate(out):
+    for k in out:
         if k is None:
             continue
         if k is Ellipsis:
@@ -1996,6 +1996,6 @@ class _CallableModule(ModuleType):
         return tensor(data, requires_grad=requires_grad, device=device, dtype=dtype)
 
 
-import sys as _sys
+import sys as _sys  # noqa: E402 - after the definitions the callable module needs
 
 _sys.modules[__name__].__class__ = _CallableModule

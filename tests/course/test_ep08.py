@@ -84,7 +84,7 @@ def test_sum_and_max_backward_agree_with_the_engine(axis, keepdims):
     rng = np.random.default_rng(1)
     xn = rng.normal(size=(2, 3, 4))
     xn[0, 1, :2] = xn[0, 1].max()  # a tie
-    for op, ref in (("sum", reference.sum_backward), ("max", None)):
+    for op in ("sum", "max"):
         if op == "max" and isinstance(axis, tuple):
             continue
         x = sg.tensor(xn, requires_grad=True)

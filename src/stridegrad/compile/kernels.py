@@ -74,7 +74,7 @@ def expression(program: Program, inputs: list[str]) -> str:
             return repr(v)
         return texts[v]
 
-    for j, (op, args, attrs, _, dtype) in enumerate(program.steps):
+    for j, (op, args, _attrs, _, dtype) in enumerate(program.steps):
         a = [ref(*x) for x in args]
         sym = _ops.symbol(op)
         if sym is not None and len(a) == 2:
@@ -140,7 +140,7 @@ def _numpy_plan(program: Program) -> tuple[list, list]:
     buffers: list[tuple] = []
     where: list[int] = []
     out = []
-    for j, (op, args, attrs, shape, dtype) in enumerate(steps):
+    for j, (op, args, _attrs, shape, dtype) in enumerate(steps):
         for kind, v in args:
             if kind == "s" and last.get(v) == j:
                 free.setdefault((steps[v][3], np_dtype(steps[v][4])), []).append(where[v])

@@ -474,7 +474,7 @@ class _Context:
         res = self.result
         res.spec = self._flatten(out)
         labels = ["return"] * len(self.graph.outputs)
-        for (tid, name), (t, raw) in list(self.journal.items()):
+        for (tid, name), (t, _raw) in list(self.journal.items()):
             if name == "_data":
                 cur = _DATA.__get__(t)
                 if isinstance(cur, Tracer) and cur.node is not self.lifted.get(tid):

@@ -98,7 +98,7 @@ def align(shape_a: Shape, shape_b: Shape) -> list[Column]:
         ea, eb = 1 if a is None else a, 1 if b is None else b
         out = ea if eb == 1 else eb if ea in (1, eb) else None
 
-        def status(size, effective):
+        def status(size, effective, out=out):
             if out is None:
                 return MISSING if size is None else (STRETCH if size == 1 else CLASH)
             if size is None:

@@ -219,7 +219,7 @@ def graph_layout(root: Any, *, labels: Mapping | None = None) -> GraphLayout:
     for k, (kind, text, obj) in enumerate(raw):
         layout.nodes.append(GraphNode(kind, text, obj, depth[k]))
     # x: values at even depths; an op sits between its value and its inputs
-    for k, node in enumerate(layout.nodes):
+    for node in layout.nodes:
         if value_graph:
             half = node.column // 2
             node.x = -half * _COL - (_OP_DX if node.kind == "op" else 0.0) \

@@ -46,7 +46,7 @@ def same_array(call: str, got: Any, expected: Any, atol: float = 1e-6,
     try:
         arr = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
-        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)")
+        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)") from None
     if arr.shape != expected.shape:
         raise CheckFailure(call, _show(expected), f"{_show(got)} (shape {arr.shape}, "
                                                   f"not {expected.shape})")

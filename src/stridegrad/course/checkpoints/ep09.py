@@ -51,7 +51,7 @@ def _same(call: str, got: Any, expected: Any, atol: float = 1e-5, rtol: float = 
     try:
         arr = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
-        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)")
+        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)") from None
     if arr.shape != expected.shape:
         raise CheckFailure(call, _show(expected),
                            f"{_show(arr)} (shape {arr.shape}, not {expected.shape})")
