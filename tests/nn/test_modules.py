@@ -118,14 +118,23 @@ def test_train_eval_flags_reach_every_submodule():
     assert all(x.training for x in m.modules())
 
 
-def test_to_moves_parameters():
+def test_to_moves_parameters_in_place_with_their_gradients():
     m = nn.MLP([2, 3, 1])
+    params = list(m.parameters())
+    opt = sg.optim.SGD(m.parameters(), lr=0.1)
+    m(sg.ones(1, 2)).sum().backward()
     before = m.state_dict()
+    before = {k: v.numpy().copy() for k, v in before.items()}
     m.to("python")
+    assert [id(p) for p in m.parameters()] == [id(p) for p in params]  # the same objects
+    assert all(p.grad is not None and p.grad.device == "python" for p in params)
+    opt.step()  # the optimizer made before the move still drives them
+    with pytest.raises(ValueError, match="tpu"):
+        m.to("tpu")
     assert all(p.device == "python" for p in m.parameters())
     after = m.state_dict()
-    for k in before:
-        np.testing.assert_allclose(after[k].numpy(), before[k].numpy())
+    for k, p in zip(before, params):
+        np.testing.assert_allclose(after[k].numpy(), before[k] - 0.1 * p.grad.numpy(), rtol=1e-6)
     assert m(sg.zeros(1, 2, device="python")).device == "python"
 
 

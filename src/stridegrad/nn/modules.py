@@ -151,11 +151,21 @@ class Module:
         return self.train(False)
 
     def to(self, device: str) -> Module:
-        """Move every parameter to ``device`` in place (gradients are dropped)."""
-        for m in self.modules():
-            for name, p in list(m._parameters.items()):
-                if p is not None and p.device != device:
-                    setattr(m, name, Parameter(p.to(device), requires_grad=p.requires_grad))
+        """Move every parameter (and its gradient) to ``device``, in place.
+
+        The Parameter objects stay the same, as in PyTorch, so an optimizer made
+        before the move keeps working on them.
+        """
+        from stridegrad import backend
+
+        device = backend.canonical_device(device)
+        for p in self.parameters():
+            if p.device == device:
+                continue
+            moved = p.detach().to(device)
+            grad = None if p.grad is None else p.grad.to(device)
+            p._data, p._device, p._xp = moved._data, moved._device, moved._xp
+            p._grad = grad
         return self
 
     # ---- state
