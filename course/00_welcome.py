@@ -8,14 +8,13 @@
 # network on real handwritten digits, on your CPU with NumPy or on a GPU with
 # CuPy.
 #
-# **In this first notebook**
+# **By the end of this notebook you can**
 #
-# - what you are going to build;
-# - how a lesson works: prose, code cells, exercises and `check()`;
-# - a warm-up exercise (`flatten`) to try it all once;
-# - where each array backend fits;
-# - how to run the course on your machine, on Binder or on Colab, and how an
-#   instructor collects and grades your work.
+# - say what you are going to build, and where each array backend fits;
+# - work through a lesson: read, fill in an exercise (the warm-up `flatten`),
+#   run `check()` and read its table;
+# - run the course on your machine, on Binder or on Colab;
+# - as an instructor, hand out the lessons and grade a folder of submissions.
 
 # %%
 #| setup
@@ -26,9 +25,10 @@ import matplotlib.pyplot as plt
 # ## Where you are going
 #
 # This is the finished library at work: a small network learns to read 8 × 8
-# images of handwritten digits, in about a second. Every line below uses code
-# you will write yourself by episode 09: tensors, autograd (`loss.backward()`),
-# a multi-layer perceptron, an optimizer and a data loader.
+# images of handwritten digits, in well under a second on NumPy. By episode 09
+# you will have written what it runs on: tensors, autograd (`loss.backward()`),
+# linear layers, the cross-entropy loss and the optimizer step. Only the data
+# helpers (`load_digits`, `DataLoader`) come ready-made.
 
 # %% tags=["nbval-ignore-output"]
 #| requires: stridegrad.nn.MLP, stridegrad.optim.SGD, stridegrad.data.DataLoader
@@ -64,7 +64,7 @@ for epoch in range(5):
 #
 # which you replace with your own code. Cells that use an exercise you have not
 # written yet show that `NotImplementedError`: that is expected, and "Run All"
-# carries on past them.
+# in JupyterLab carries on past them (they are tagged `raises-exception`).
 #
 # After each exercise comes a `check(...)` cell. It runs the episode's tests on
 # the function *you* defined in this notebook and shows a table: which tests
@@ -81,12 +81,12 @@ for epoch in range(5):
 # Nested lists are how we write arrays by hand, `[[1, 2, 3], [4, 5, 6]]`,
 # but memory is flat. Write `flatten(data)`, which lists the numbers of a
 # nested list in reading order, whatever the depth. A single number counts as
-# an array with one element. This is exactly how the library will turn your
-# nested lists into storage in the next episode.
+# an array with one element. This is how `stridegrad.array` turns the nested
+# lists you give it into the flat storage that episode 01 starts from.
 
 # %%
 #| exercise: flatten
-#| hint: if data is a list, flatten each item and join the results; otherwise return [data]
+#| hint: recursion: a number is its own list of one; a list is the flattened items, joined in order
 def flatten(data):
     """All the numbers of a nested list, in reading (row-major) order.
 
@@ -170,7 +170,8 @@ plt.show()
 #   The first start builds an image and can take a few minutes.
 # - **On Colab**: [open this notebook in Colab]({{colab_url}}). The first cell
 #   of every lesson installs `stridegrad` when it is missing, so run it first.
-#   For a GPU, pick a GPU runtime and `pip install cupy-cuda12x`.
+#   For a GPU, pick a GPU runtime; Colab usually has CuPy already, otherwise
+#   `pip install cupy-cuda12x`.
 #
 # Every lesson starts with the same setup cell, and imports whatever the earlier
 # episodes built from the finished library, so you can start at any episode.
@@ -191,7 +192,8 @@ plt.show()
 #   You get `grades/grades.csv` (one row per student per test) and one HTML
 #   feedback page per student. Each notebook runs in its own process with a
 #   time and memory limit, so a notebook that hangs or crashes costs only its
-#   own points. `--extra-tests my_tests.py` adds hidden tests of your own,
+#   own points (`--timeout` and `--memory` set the limits; 120 s and 2048 MB
+#   by default). `--extra-tests my_tests.py` adds hidden tests of your own,
 #   written like the files in `stridegrad/course/checkpoints/`.
 # - `stridegrad check NOTEBOOK` runs a single notebook and prints its table.
 
@@ -200,6 +202,34 @@ plt.show()
 
 # %%
 #| check: all
+
+# %% [markdown]
+# ## Where this is in NumPy and PyTorch
+#
+# The names were chosen so that what you learn here carries over. The training
+# cell at the top reads almost line for line like a PyTorch program:
+#
+# | here | NumPy | PyTorch |
+# |---|---|---|
+# | `flatten(data)` | `np.asarray(data).ravel().tolist()` | `torch.tensor(data).flatten().tolist()` |
+# | `sg.tensor(xb)` | `np.asarray(xb)` | `torch.tensor(xb)` |
+# | `nn.MLP([64, 128, 10])` | — | `nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))` |
+# | `nn.functional.cross_entropy` | — | `torch.nn.functional.cross_entropy` |
+# | `optim.SGD(params, lr=0.05, momentum=0.9)` | — | `torch.optim.SGD(params, lr=0.05, momentum=0.9)` |
+# | `data.DataLoader(...)` | — | `torch.utils.data.DataLoader(...)` |
+# | `sg.no_grad()`, `loss.backward()` | — | `torch.no_grad()`, `loss.backward()` |
+#
+# NumPy's `asarray` flattens a nested list much as your `flatten` does, and it
+# also checks that the list is rectangular (going-further question 1):
+
+# %%
+import numpy as np
+
+print(np.asarray([[1, 2, 3], [4, 5, 6]]).ravel().tolist())
+try:
+    np.asarray([[1, 2], [3]])
+except ValueError as err:
+    print("ValueError:", err)
 
 # %% [markdown]
 # ## Going further

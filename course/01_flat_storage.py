@@ -7,7 +7,8 @@
 # tuples of integers stored next to it that say how to *read* the block.
 #
 # In this episode you write the four functions that turn "the element at row 1,
-# column 2" into "the number at position 5 of the block", and back.
+# column 2 of a 2 × 3 matrix" into "the number at position 5 of the block", and
+# back.
 #
 # **By the end you can**
 #
@@ -57,13 +58,13 @@ def draw_boxes(ax, rows, x0=0.0, n=24):
 
 fig, axes = plt.subplots(3, 1, figsize=(9, 5.5), gridspec_kw={"height_ratios": [1, 4, 3]})
 draw_boxes(axes[0], [storage])
-axes[0].set_title("shape (24,)   strides (1,)")
+axes[0].set_title("shape (24,)   strides (1,)", loc="left")
 draw_boxes(axes[1], [storage[6 * i: 6 * i + 6] for i in range(4)])
-axes[1].set_title("shape (4, 6)   strides (6, 1)")
+axes[1].set_title("shape (4, 6)   strides (6, 1)", loc="left")
 for b in range(2):  # the two 3 x 4 blocks of shape (2, 3, 4), side by side
     draw_boxes(axes[2], [storage[12 * b + 4 * i: 12 * b + 4 * i + 4] for i in range(3)], x0=5.0 * b)
     axes[2].text(5.0 * b + 2, 1.3, f"[{b}, :, :]", ha="center")
-axes[2].set_title("shape (2, 3, 4)   strides (12, 4, 1)", pad=22)
+axes[2].set_title("shape (2, 3, 4)   strides (12, 4, 1)", loc="left", pad=22)
 for ax in axes:
     ax.set_xlim(-0.2, 24.2)
     ax.set_aspect("equal")
@@ -186,7 +187,7 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 # | `numel(shape)` | `a.size`, `math.prod(a.shape)` | `t.numel()` |
 # | `contiguous_strides(shape)` | `a.strides` (in **bytes**: divide by `a.itemsize`) | `t.stride()` (in elements) |
 # | `offset` | hidden in the data pointer | `t.storage_offset()` |
-# | `index_to_offset` | `np.ravel_multi_index` (row-major strides only) | done in C++ for every element |
+# | `index_to_offset` | `np.ravel_multi_index` (C or Fortran order only, no arbitrary strides) | done in C++ for every element |
 # | `offset_to_index` | `np.unravel_index` | `torch.unravel_index` |
 #
 # NumPy counts strides in bytes because its buffer is raw memory: an `int64`
@@ -207,9 +208,13 @@ print("unravel_index:      ", tuple(int(i) for i in np.unravel_index(23, a.shape
 # 1. **Column-major.** Write `fortran_strides(shape)`, the strides when the
 #    *first* index moves fastest (`(2, 3, 4) -> (1, 2, 6)`). Which of your four
 #    functions still work unchanged with these strides, and which assume row-major?
-# 2. **Why does a size-0 dimension count as 1** in `contiguous_strides`? Try
-#    `np.empty((2, 0, 3)).strides` and think about what a stride of 0 would
-#    mean (episode 04 gives it a meaning of its own).
+# 2. **Size-0 dimensions.** `contiguous_strides((2, 0, 3))` counts the 0 as
+#    a 1 and gives `(3, 3, 1)`, like PyTorch's `torch.empty(2, 0, 3).stride()`
+#    and NumPy's `np.arange(0).reshape(2, 0, 3)` (byte strides `(24, 24, 8)`).
+#    Yet NumPy 2's `np.empty((2, 0, 3)).strides` is `(0, 0, 0)`. Why are both
+#    correct for an empty array, and why would a stride of 0 mean something
+#    quite different in an array with elements (episode 04)?
 # 3. **Bytes.** A C library gives you a pointer to `float32` data, a shape and
-#    byte strides. Write `byte_offset(index, byte_strides)` and say which
-#    byte strides are impossible for `float32` (hint: alignment).
+#    byte strides. Write `byte_offset(index, byte_strides)`. Which byte
+#    strides leave some elements misaligned (not at a multiple of 4 bytes),
+#    and what does NumPy's `a.flags.aligned` say about such an array?

@@ -67,6 +67,11 @@ plt.show()
 # around the storage, because a row of `x.T` is a column of `x`. `x[:, ::2]`
 # skips every other cell, and `x[::-1]` starts at cell 8 and jumps *back* 4
 # at each new row.
+#
+# Look again at `x.T`: shape `(4, 3)`, strides `(1, 4)`. The *first* index
+# moves fastest in storage. These are the column-major (Fortran-order) strides
+# of episode 01: the transpose of a row-major array is a column-major array,
+# for free.
 
 # %% [markdown]
 # ## Play with it: the stride explorer
@@ -78,8 +83,8 @@ plt.show()
 # - `x.T`, then `y.permute(2, 0, 1)`: the same twelve cells in another order.
 # - `x[1]`: a row is four neighbours starting at offset 4.
 # - `x` with step `-1`: each row backwards. Then set start to `0`: only one
-#   element per row is left. A backwards slice *starting at 0* stops at once;
-#   keep that in mind for exercise 2.
+#   element per row is left. A backwards slice that *starts at 0* keeps
+#   element 0 and has nowhere further to go; keep that in mind for exercise 2.
 # - `x[:, ::2]` and `x[1:, 1:3]`: not contiguous, but in two different ways.
 #   One of them can still be flattened without a copy (exercise 4).
 #
@@ -102,7 +107,7 @@ stride_explorer("x.T")
 
 # %%
 #| exercise: stridegrad.array.layout.permute_layout
-#| hint: output axis k is input axis axes[k]: new_shape[k] = shape[axes[k]], and the same for strides
+#| hint: output axis k is input axis axes[k], for the sizes and the strides alike; check that axes is a permutation first
 
 # %%
 #| calls-exercise
@@ -127,14 +132,15 @@ permute_layout((3, 4), (4, 1), (1, 0)), permute_layout((2, 3, 4), (12, 4, 1), (2
 # past the end are clipped, a missing start means "the first" for a positive
 # step but "**the last**" for a negative one). Don't rewrite them:
 # `slice(None, None, -1).indices(4)` returns `(3, -1, -1)`, the `start`, `stop`
-# and `step` of an ordinary `range`. A classic bug is a backwards slice that
-# starts at 0: it selects a single element, as you saw in the explorer.
+# and `step` of an ordinary `range`. A classic bug is to let a missing start
+# default to 0 even when the step is negative: `::-1` then selects a single
+# element, as you saw in the explorer.
 #
 # Here is `x[::-1]` made by hand: slice axis 0 (size 3, stride 4) with `::-1`.
 
 # %%
 #| exercise: stridegrad.array.layout.slice_layout
-#| hint: start, stop, step = sl.indices(size); the count is len(range(start, stop, step)); offset start * stride, stride * step
+#| hint: let sl.indices(size) apply Python's rules; len(range(...)) counts the kept elements; mind step 0 and the empty selection
 
 # %%
 #| calls-exercise
@@ -163,7 +169,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.is_contiguous
-#| hint: go right to left with expected = 1; skip size-1 axes; a stride must equal expected, then expected *= size
+#| hint: walk the axes right to left, comparing each stride with a fresh array's; skip size-1 axes, and remember the empty array
 
 # %%
 #| calls-exercise
@@ -213,7 +219,7 @@ copy_view(storage, (4, 3), (1, 4))  # x.T, now in its own storage with strides (
 # stride 2 (cells 0, 2, 4, ..., 10). `x[:, :2]` has strides `(4, 1)`, and
 # `4 != 2 * 1`: there is a gap after each row, so flattening it needs a copy,
 # and `reshape_strides` returns `None`. The transpose `(3, 2), (1, 3)` fails
-# for the same reason.
+# the same test: `1 != 2 * 3`.
 #
 # Axes of size 1 can be dropped first, since their strides never matter; new
 # size-1 axes can take any stride. Raise `ValueError` if the element counts

@@ -78,7 +78,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.iter_offsets
-#| hint: positions = [offset]; for each (d, s): positions = [p + i * s for p in positions for i in range(d)]
+#| hint: start from [offset]; for each dimension (d, s), replace every position p by its run of d positions, s apart
 
 # %%
 #| calls-exercise
@@ -98,7 +98,7 @@ iter_offsets((2, 3), (3, 1)), iter_offsets((3, 2), (1, 3)), iter_offsets((), (),
 
 # %%
 #| exercise: stridegrad.array.layout.map_unary
-#| hint: unpack storage, shape, strides, offset = x; return [fn(storage[p]) for p in iter_offsets(...)]
+#| hint: unpack the view tuple x, then read storage at each position your iter_offsets gives, in that order
 
 # %%
 #| calls-exercise
@@ -113,7 +113,7 @@ nested(map_unary(lambda v: 10 * v, mt), mt[1]), map_unary(relu, ([-2, 3, -1, 4],
 #
 # `x + y` adds the elements at the **same index**, not at the same storage
 # position. The two views may have different strides and offsets, even share
-# one storage: `m + m.T` makes sense for a square matrix. Walk both with
+# one storage: `a + a.T` makes sense for a square matrix `a`. Walk both with
 # their own `iter_offsets` side by side.
 #
 # This episode needs equal shapes: check them and raise `ValueError` naming
@@ -151,7 +151,7 @@ for ax, axis in zip(axes, (0, 1)):
             group = j if axis == 0 else i
             ax.add_patch(plt.Rectangle((j, -i), 0.92, 0.92, color=plt.cm.tab10(group)))
             ax.text(j + 0.46, -i + 0.46, str(3 * i + j), ha="center", va="center", color="white")
-    outs = [(j, -1.6, f"{j + j + 3}") for j in range(3)] if axis == 0 else \
+    outs = [(j, -2.0, f"{j + j + 3}") for j in range(3)] if axis == 0 else \
         [(3.4, -i, f"{3 + 9 * i}") for i in range(2)]
     for k, (px, py, text) in enumerate(outs):
         ax.text(px + 0.46, py + 0.46, text, ha="center", va="center", fontsize=12,
@@ -159,7 +159,7 @@ for ax, axis in zip(axes, (0, 1)):
     shape = "(3,), keepdims (1, 3)" if axis == 0 else "(2,), keepdims (2, 1)"
     ax.set_title(f"sum over axis {axis}: shape {shape}", fontsize=10)
     ax.set_xlim(-0.2, 4.5)
-    ax.set_ylim(-1.8, 1.1)
+    ax.set_ylim(-2.2, 1.1)
     ax.set_aspect("equal")
     ax.axis("off")
 fig.tight_layout()
@@ -182,7 +182,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.sum_axis
-#| hint: drop axis from shape and strides; for each start in iter_offsets(rest...), add storage[start + j * strides[axis]] for j in range(shape[axis])
+#| hint: normalise a negative axis; the view without that axis gives one start per output; from each start, step strides[axis]
 
 # %%
 #| calls-exercise
@@ -234,7 +234,7 @@ print("sum_axis(mt, 0):", sum_axis(mt, 0), "  sum_axis(m, 1):", sum_axis(m, 1))
 
 # %%
 #| exercise: stridegrad.array.layout.reduce_axis
-#| hint: as in sum_axis, but build the list [storage[start + j * strides[axis]] for j in range(shape[axis])] and append fn(that list)
+#| hint: the same loops as sum_axis, but collect each group's values into a list and call fn on it once
 
 # %%
 #| calls-exercise
@@ -258,11 +258,11 @@ reduce_axis(max, m, 1), reduce_axis(min, mt, 1), reduce_axis(mean, m, 0, keepdim
 #
 # | here | NumPy | PyTorch |
 # |---|---|---|
-# | `iter_offsets` | `np.nditer(a)` (C-order), done in C inside every ufunc | `TensorIterator` in ATen (C++) |
+# | `iter_offsets` | `np.nditer(a, order="C")` (plain `np.nditer(a)` follows memory order), done in C inside every ufunc | `TensorIterator` in ATen (C++) |
 # | `map_unary(fn, x)` | ufuncs: `np.negative(a)`, `np.exp(a)` | `torch.neg(t)`, `t.exp()` |
 # | `map_binary(fn, x, y)` | `np.add(a, b)`, `a * b` (with broadcasting) | `torch.add(t, u)`, `t * u` |
 # | `sum_axis(x, axis, keepdims)` | `a.sum(axis=1, keepdims=True)` | `t.sum(dim=1, keepdim=True)` |
-# | `reduce_axis(max, ...)` | `a.max(axis=1)`; `np.add.reduce` | `t.amax(dim=1)`; `t.max(dim=1)` also returns the indices |
+# | `reduce_axis(max, ...)` | `a.max(axis=1)`, `np.maximum.reduce(a, axis=1)` (any ufunc's `.reduce`) | `t.amax(dim=1)`; `t.max(dim=1)` also returns the indices |
 #
 # The names differ a little (`axis`/`keepdims` in NumPy and the Array API,
 # `dim`/`keepdim` in PyTorch), but the shapes agree:
@@ -276,9 +276,10 @@ print("transpose, sum axis 0:", a.T.sum(axis=0).tolist(), "  max axis 1:", a.max
 
 # %% [markdown]
 # Real libraries make these loops fast by running them in C, and by choosing
-# the loop order themselves: summing `mt` over axis 0 reads storage in order
-# if the kernel walks `m`'s layout instead. That is the same result with a
-# memory-friendly order. `stridegrad.array` stays in Python, for clarity.
+# the loop order themselves. `sum_axis(m, 0)` jumps 3 cells at every step of
+# each column; a kernel that walks the storage in order instead, adding each
+# cell into the total of its column, gets the same sums and reads memory
+# front to back. `stridegrad.array` stays in Python, for clarity.
 #
 # ## Going further
 #

@@ -51,8 +51,9 @@ def draw_grid(ax, labels, shade, title):
     """A grid of boxes: labels[r][c] written in each, shade[r][c] in [0, 1] sets the colour."""
     for r, row in enumerate(labels):
         for c, label in enumerate(row):
-            ax.add_patch(plt.Rectangle((c, -r), 0.92, 0.92, color=plt.cm.Blues(0.25 + 0.6 * shade[r][c])))
-            ax.text(c + 0.46, -r + 0.46, str(label), ha="center", va="center", fontsize=9)
+            ax.add_patch(plt.Rectangle((c, -r), 0.92, 0.92, color=plt.cm.Blues(0.2 + 0.5 * shade[r][c])))
+            ax.text(c + 0.46, -r + 0.46, str(label), ha="center", va="center", fontsize=10,
+                    color="white" if shade[r][c] > 0.5 else "black")
     ax.set_title(title, fontsize=10)
     ax.set_xlim(-0.1, len(labels[0]) + 0.1)
     ax.set_ylim(-2.2, 1.1)
@@ -149,7 +150,7 @@ xb.tolist()
 
 # %%
 #| exercise: stridegrad.array.layout.broadcast_strides
-#| hint: lead = len(target_shape) - len(shape); start with [0] * lead, then 0 for each size 1, else the old stride
+#| hint: align the shapes on the right; new leading dims and size-1 dims read stride 0; anything else must match exactly
 
 # %%
 #| calls-exercise
@@ -327,7 +328,8 @@ print(np.broadcast_to(np.zeros((3, 1)), (3, 4)).strides, "bytes")
 # 2. **Views that do not start at 0.** Extend `broadcast_binary` with
 #    `x_offset` and `y_offset` so that it reads sliced views. Which of the
 #    checkpoint tests still pass unchanged?
-# 3. **Why stride 0 even when not stretched?** NumPy gives a size-1
-#    dimension stride 0 even when the target size is also 1. Why can any
-#    stride be used there, and what does `is_contiguous` from episode 02 say
-#    about such a dimension?
+# 3. **Why stride 0 even when not stretched?** `np.broadcast_to` gives a
+#    size-1 dimension stride 0 even when the target size is also 1
+#    (`np.broadcast_to(np.zeros((3, 1)), (3, 1)).strides` is `(8, 0)`). Why
+#    can any stride be used there, and what does `is_contiguous` from
+#    episode 02 say about such a dimension?

@@ -90,13 +90,14 @@ print("b.T strides", bt.strides, "  same storage:", bt.storage is b.storage)
 
 # %%
 #| exercise: matmul_2d
-#| hint: for i in range(n), for j in range(m): sum a[i*as0 + p*as1] * b[p*bs0 + j*bs1] over p in range(k)
+#| hint: loops over i and j outside, p inside; every position is a start plus p steps, both taken from the strides
 def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
               b: list, b_shape: Shape, b_strides: Strides) -> list:
     """Matrix product of two rank-2 strided arrays over flat storage.
 
     Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
-    lists read through any strides (transposed, sliced or broadcast views).
+    lists read through any strides (transposed, stepped or broadcast views),
+    each starting at position 0 of its storage.
     Returns the flat row-major storage of the product: element ``i * m + j``
     is the dot product of row ``i`` of ``a`` and column ``j`` of ``b``.
 
@@ -209,7 +210,7 @@ batched_matmul([1, 2, 3, 4], (2, 1, 2), (2, 2, 1), [10, 1], (2, 2, 1), (0, 1, 1)
 
 # %%
 #| exercise: mse
-#| hint: sum (p - t) ** 2 over zip(pred, target), divide by len(pred); check the lengths first
+#| hint: check the lengths (and emptiness) first, then average the squared differences
 def mse(pred: list, target: list) -> float:
     """Mean squared error of two equally long lists of numbers.
 
@@ -269,7 +270,7 @@ print(len(xs), "points; first three:", [(x, round(y, 3)) for x, y in zip(xs[:3],
 
 # %%
 #| exercise: line_grads
-#| hint: r = w * x + b - y for each point; dw = 2 * sum(r * x) / N, db = 2 * sum(r) / N
+#| hint: compute the residuals (prediction minus target) once, then both sums of the derivation
 def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
     """Gradients of ``L = mse([w * x + b for x in xs], ys)`` with respect to w and b.
 
@@ -304,13 +305,15 @@ line_grads(0.0, 0.0, [1.0], [2.0])
 # %%
 #| calls-exercise
 w, b, lr = 0.0, 0.0, 0.1
-losses = []
-for step in range(301):
+losses = []  # the loss before each step, and after the last one
+losses.append(mse([w * x + b for x in xs], ys))
+print(f"step   0   w = {w:.4f}   b = {b:.4f}   loss = {losses[-1]:.5f}")
+for step in range(1, 301):
+    dw, db = line_grads(w, b, xs, ys)
+    w, b = w - lr * dw, b - lr * db
     losses.append(mse([w * x + b for x in xs], ys))
     if step % 75 == 0:
         print(f"step {step:3d}   w = {w:.4f}   b = {b:.4f}   loss = {losses[-1]:.5f}")
-    dw, db = line_grads(w, b, xs, ys)
-    w, b = w - lr * dw, b - lr * db
 best_w, best_b = np.polyfit(xs, ys, 1)
 print(f"least squares (np.polyfit): w = {best_w:.4f}   b = {best_b:.4f}")
 
@@ -326,6 +329,12 @@ right.set_xlabel("step")
 right.set_ylabel("mse (log scale)")
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# Gradient descent lands on the same line as `np.polyfit`, which solves the
+# least-squares problem directly. The loss levels off near 0.1, not 0: that
+# is the noise we added (standard deviation 0.3, so a variance of 0.09),
+# which no straight line can explain.
 
 # %% [markdown]
 # ## Why autograd
@@ -384,13 +393,20 @@ for n in (16, 32, 64):
 # %% [markdown]
 # The pure-Python versions grow like `n ** 3` (double `n`, about eight times
 # the time), and each multiply-add costs tens of nanoseconds: the
-# interpreter looks up, boxes and unboxes every number. NumPy's time grows
-# far more slowly at these sizes, because much of it is the fixed cost of
-# one call. BLAS keeps the numbers unboxed in contiguous memory, uses SIMD
-# instructions and the cache well, and the gap grows with `n`: hundreds of
-# times here, thousands for real layer sizes. That is why episode 10
-# runs the same `Tensor` code on NumPy (and on a GPU with CuPy), keeping the
-# pure-Python array for what it is good at: showing what happens.
+# interpreter looks up, boxes and unboxes every number. `stridegrad.array` is
+# a few times faster than your triple loop because it gathers each row and
+# column into a list once and hands every dot product to one built-in call
+# whose loop runs in C (`math.sumprod` on Python 3.12+, otherwise
+# `sum(map(operator.mul, row, col))`).
+#
+# NumPy's time grows far more slowly at these sizes, because much of it is
+# the fixed cost of one call. BLAS keeps the numbers unboxed in contiguous
+# memory and uses SIMD instructions and the cache well, so the gap grows with
+# `n`: hundreds of times here, thousands for real layer sizes.
+#
+# That is why episode 10 runs the same `Tensor` code on NumPy (and on a GPU
+# with CuPy), keeping the pure-Python array for what it is good at: showing
+# what happens.
 
 # %% [markdown]
 # ## Checkpoint
@@ -430,7 +446,8 @@ print("(4, 2, 3) @ (3, 5) ->", (np.ones((4, 2, 3)) @ np.ones((3, 5))).shape, "(t
 # 2. **Loop order.** In `matmul_2d` the innermost loop walks a column of `b`.
 #    Rewrite it with the loops in the order `i, p, j` (the innermost loop
 #    walks a row of `b` and a row of the output). Is it faster for contiguous
-#    `b`? What about NumPy's `b.T.copy()` trick?
+#    `b`? And if you first copy `b.T` into fresh storage, so that every column
+#    of `b` becomes a contiguous run?
 # 3. **Where NumPy stops winning.** Time `x_np @ x_np` for `n` = 1, 2, 4, ...
 #    and your `matmul_2d` for the same sizes. At what size does NumPy's fixed
 #    cost stop mattering, and is there a size where pure Python is faster?

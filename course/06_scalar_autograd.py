@@ -198,7 +198,7 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 
 # %%
 #| exercise: stridegrad.course.designs.add
-#| hint: out = Value(a.data + b.data, (a, b), "+"); def _backward(g): a.grad += g; b.grad += g; out._backward = _backward
+#| hint: make the output Value first, define _backward(g) inside add so that it sees a and b, and attach it to the output before you return it
 
 # %%
 #| check: add
@@ -211,7 +211,7 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 
 # %%
 #| exercise: stridegrad.course.designs.mul
-#| hint: a.grad += b.data * g and b.grad += a.data * g, inside a closure _backward(g)
+#| hint: the same shape as add; only the local slopes change: d(a*b)/da is b.data, d(a*b)/db is a.data
 
 # %%
 #| calls-exercise
@@ -233,7 +233,7 @@ print(f"x * x at x = 3: dy/dx = {x.grad}")
 
 # %%
 #| exercise: stridegrad.course.designs.tanh
-#| hint: t = math.tanh(a.data); the closure adds (1 - t * t) * g into a.grad
+#| hint: compute t = math.tanh(a.data) once, outside the closure, and let the closure use t
 
 # %%
 #| calls-exercise
@@ -306,9 +306,9 @@ z = Value(4.0, (xy, b), "+", label="z")
 
 # %% [markdown]
 # It works, until the graph gets deep. Every nested `visit` is a Python
-# frame, and Python stops at its recursion limit (1,000 frames by default;
-# Jupyter raises it a little). A recurrent network unrolled over a long
-# sequence, or a loop of 10,000 small updates, is exactly such a chain:
+# frame, and Python stops at its recursion limit (1,000 frames by default,
+# in a notebook too). A recurrent network unrolled over a long sequence, or a
+# loop of 10,000 small updates, is exactly such a chain:
 
 # %%
 chain = Value(1.0, label="x0")
@@ -320,9 +320,10 @@ except RecursionError:
     print("RecursionError: the chain is deeper than Python's recursion limit")
 
 # %% [markdown]
-# Raising the limit with `sys.setrecursionlimit` only moves the wall, and far
-# enough past it the interpreter itself crashes. The fix is to keep the stack
-# ourselves, in a list: a list can hold millions of entries.
+# Raising the limit with `sys.setrecursionlimit` only moves the wall: a
+# deeper graph hits it again, and on some Python versions a very high limit
+# overflows the C stack and crashes the interpreter. The fix is to keep the
+# stack ourselves, in a list: a list can hold millions of entries.
 #
 # ## Exercise 4 · `topological_order`, with an explicit stack
 #
@@ -333,7 +334,7 @@ except RecursionError:
 
 # %%
 #| exercise: stridegrad.course.designs.topological_order
-#| hint: stack = [(root, False)]; pop; if the flag is True append the node, else (if not visited) mark it, push (node, True), then push (child, False) for each input
+#| hint: start from [(root, False)]; a popped (node, True) is listed; a popped (node, False) not yet visited is marked, pushed back as (node, True), and its inputs go on top
 
 # %%
 #| calls-exercise
@@ -353,7 +354,7 @@ print(len(topological_order(chain)), "nodes, no RecursionError")
 
 # %%
 #| exercise: stridegrad.course.designs.backward
-#| hint: order = topological_order(root); zero nodes with a _backward; root.grad = 1.0; for node in reversed(order): call node._backward(node.grad) if it has one
+#| hint: topological_order lists every node after its inputs, so walk that list backwards; leaves have no closure to call
 
 # %%
 #| calls-exercise
@@ -379,6 +380,11 @@ plt.show()
 #
 # The square is written `d * d`: one Value used twice, so the accumulation you
 # fixed above is what makes `dL/dp` come out as 2 and not 1.
+#
+# In the picture, the boxes without a name are the constants that the
+# operators wrapped into Values: the inputs 4, 3 and 2, the target 2.5, and
+# the -1 that subtraction multiplies by. They get gradients too; nobody reads
+# them.
 
 # %%
 #| calls-exercise
@@ -409,7 +415,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.course.designs.central_difference
-#| hint: up = list(xs); up[i] += h; down = list(xs); down[i] -= h; return (f(up) - f(down)) / (2 * h)
+#| hint: make two copies of xs with list(xs), move entry i of one up by h and of the other down by h
 
 # %%
 #| check: central_difference

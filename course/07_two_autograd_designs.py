@@ -96,7 +96,7 @@ print(inspect.getsource(AccumulateGrad))
 
 # %%
 #| exercise: stridegrad.course.designs.gradient_edge
-#| hint: if var.grad_fn is not None: return (var.grad_fn, var.output_nr); elif var.requires_grad: return (grad_accumulator(var), 0); else (None, 0)
+#| hint: three cases, checked in this order: made by an operation (grad_fn), a leaf that requires grad, a constant
 
 # %%
 #| check: gradient_edge
@@ -131,7 +131,7 @@ def var_tanh(a):
 
 # %%
 #| exercise: stridegrad.course.designs.var_mul
-#| hint: if neither requires grad return Var(a.data * b.data); else node = MulBackward((gradient_edge(a), gradient_edge(b)), a.data, b.data) and return Var(a.data * b.data, grad_fn=node)
+#| hint: follow var_add above; the only change is that MulBackward also takes the two input numbers
 
 # %%
 #| calls-exercise
@@ -163,7 +163,7 @@ print("xy.grad_fn.next_functions", xy.grad_fn.next_functions)
 
 # %%
 #| exercise: stridegrad.course.designs.count_dependencies
-#| hint: counts = {root: 0}; stack = [root]; for each (next_node, _) in node.next_functions (skip None): if new, set 0 and push it; then counts[next_node] += 1
+#| hint: push a node on the stack only the first time you reach it, but count every edge that reaches it
 
 # %%
 #| calls-exercise
@@ -183,7 +183,7 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 
 # %%
 #| exercise: stridegrad.course.designs.run_backward
-#| hint: deps = count_dependencies(root.grad_fn); buffers = {root.grad_fn: 1.0}; ready = [root.grad_fn]; pop a node, apply its buffer, add each gradient into the next node's buffer, decrement its count, push it at 0
+#| hint: keep a dict of buffers and a list of ready nodes, both starting with root.grad_fn; each edge that delivers a gradient lowers its node's count by one
 
 # %% [markdown]
 # The worked example of episode 06, in design B: weights `[0.5, -1.0, 2.0]`,
@@ -223,10 +223,12 @@ plt.show()
 #
 # **Two handles, one history.** In B any number of handles can point at the
 # same node: gradients flowing into either one meet in that node's buffer.
-# That is how PyTorch can give a view its own handle (and its own small
-# node, such as `SelectBackward`) while the history it shares with its base
-# stays one graph. In A the handle *is* the node, so there is no second
-# handle to give.
+# PyTorch uses this for operations with several outputs: the tensors that
+# `unbind` or `split` return share one `grad_fn`, told apart by `output_nr`.
+# A view gets its own handle and a small node of its own (`SelectBackward0`,
+# `ViewBackward0`) whose edge leads into its base's history: one graph, many
+# handles. In A the handle *is* the node, so there is no second handle to
+# give.
 #
 # **Interior gradients.** In A every value keeps a `grad` for as long as the
 # graph lives. In B they exist only in the engine's buffers during the pass.
@@ -252,19 +254,21 @@ print("design A keeps interior grads:", za._prev[0])
 #
 # CPython frees an object the moment its reference count drops to 0. A
 # **reference cycle** (objects pointing at each other) never gets there: it
-# waits for the **cycle collector**, which runs now and then and must walk
-# every tracked object to find it. micrograd's closures capture their own
-# output (`out._backward` refers to `out`), so *every node* is a cycle.
+# waits for the **cycle collector**. That collector runs when enough new
+# objects have been allocated, and finds cycles by walking the objects it
+# tracks (the young ones often, all of them now and then). micrograd's
+# closures capture their own output (`out._backward` refers to `out`), so
+# *every node* is a cycle.
 #
 # ## Exercise 5 · `count_cycle_garbage`
 #
-# Measure it. With the automatic collector off, anything freed by reference
-# counting is gone at once, and whatever `gc.collect()` then finds was held
-# only by cycles.
+# Measure it. With the automatic collector off (`gc.disable()`), anything
+# freed by reference counting is gone at once, and whatever `gc.collect()`
+# then finds was held only by cycles.
 
 # %%
 #| exercise: stridegrad.course.designs.count_cycle_garbage
-#| hint: was = gc.isenabled(); gc.disable(); try: gc.collect(); build(); return gc.collect() finally: if was: gc.enable()
+#| hint: remember gc.isenabled() first, and restore it in a finally block; do not keep what build() returns in a variable
 
 # %%
 #| check: count_cycle_garbage
@@ -329,8 +333,8 @@ print("\n".join(lines))  # one print: output arriving in pieces would not compar
 # %% [markdown]
 # Only micrograd's design leaves garbage: each operation's output, its
 # closure, the closure's cells and the inputs they hold stay behind until the
-# collector runs. Until then a training loop keeps every step's graph alive,
-# and each collection has to walk all of it.
+# collector runs. Until then the graphs of earlier training steps stay in
+# memory, and every collection that reaches them has to walk them.
 #
 # Now time (build plus backward, best of 3) and peak memory (`tracemalloc`,
 # everything allocated while the graph is built and run). Timings vary from
@@ -374,18 +378,19 @@ for name, t, m in rows:
 # - **Memory.** Design B's peak was *lower*, about three quarters of A's,
 #   although B makes a handle and a node per operation. A's value carries a
 #   closure, its cells and a `grad` for every node, for as long as the graph
-#   lives; B's node holds two floats and a tuple of edges, and its interior
+#   lives; B's node holds only what its backward needs (at most two floats)
+#   and a tuple of edges, and its interior
 #   gradients exist only briefly, in the engine's buffers. Where the state
 #   lives decides what must be kept.
-# - **Time.** All three teaching engines were within a small factor of each
+# - **Time.** The three teaching engines were within a factor of two of each
 #   other. The differences come mostly from how many Python objects and calls
 #   an operation makes (micrograd's operator builds its closure inline, ours
 #   calls `mul`, which calls `Value`), not from the design. The library's
-#   `sg.Value` was two to three times faster: its closures capture plain
-#   numbers, so there are fewer objects to allocate and free.
+#   `sg.Value` was about twice as fast: its closures capture plain numbers,
+#   so there are fewer objects to allocate and free.
 # - **Cycles.** The capturing design's real cost does not show in one build:
 #   in a training loop its garbage piles up between collections, and every
-#   collection walks all of it.
+#   collection that reaches it has to walk it.
 #
 # PyTorch chose B because of tensors, not scalars: a node per operation on a
 # million-element tensor costs nothing next to the data, and explicit edges
@@ -403,6 +408,8 @@ for name, t, m in rows:
 # | here | PyTorch |
 # |---|---|
 # | `Var.grad_fn`, `Var.output_nr` | `t.grad_fn`, `t.output_nr` |
+# | what a `Var` keeps for autograd | the tensor's `AutogradMeta` (C++): `grad_`, `requires_grad_`, `grad_fn_`, `output_nr_` and a weak `grad_accumulator_`; a tensor that needs no gradient may have none at all |
+# | `Node`, an edge `(node, input_nr)` | `torch::autograd::Node` and `Edge{function, input_nr}` (`torch/csrc/autograd/function.h`, `edge.h`) |
 # | `Node.next_functions` | `t.grad_fn.next_functions`, e.g. `((<AccumulateGrad>, 0), (None, 0))` |
 # | `AccumulateGrad`, `grad_accumulator` | `AccumulateGrad` nodes; the leaf keeps only a weak pointer to its accumulator |
 # | `gradient_edge` | `torch::autograd::impl::gradient_edge` in C++ |

@@ -465,9 +465,9 @@ except RuntimeError as err:
 # | here | PyTorch |
 # |---|---|
 # | `z.grad_fn`, `next_functions` | the same names: `z.grad_fn.next_functions` |
-# | saved arrays on the node (`z.grad_fn.a`) | `z.grad_fn._saved_self`, `_saved_other`; `torch.autograd.graph.saved_tensors_hooks` |
+# | saved arrays on the node (`z.grad_fn.a`) | `z.grad_fn._saved_self`, `_saved_mat2` for a matrix product (`MmBackward0`); `torch.autograd.graph.saved_tensors_hooks` |
 # | `unbroadcast` | `at::sum_to` in C++ (`sum_to_size` in Python) |
-# | `sum_backward`, `max_backward`, `matmul_backward` | `derivatives.yaml`: one formula per op, e.g. `mm: grad.mm(mat2.t())` |
+# | `sum_backward`, `max_backward`, `matmul_backward` | `tools/autograd/derivatives.yaml`: one formula per op; for `mm`, `self`'s gradient is `grad @ mat2.T` (`mm_mat1_backward`) |
 # | the retain_graph error | the same message, `retain_graph=True` |
 # | `numerical_gradient`, `sg.gradcheck` | `torch.autograd.gradcheck` (float64, central differences) |
 # | `no_grad`, `detach`, `requires_grad` | `torch.no_grad`, `Tensor.detach`, `requires_grad_()` |
@@ -481,8 +481,9 @@ except RuntimeError as err:
 # 1. **Batched matmul.** Extend `matmul_backward` to `(B, n, k) @ (k, m)`: what is
 #    `grad_b`'s shape, and where does `unbroadcast` come in?
 # 2. **Min and ties.** Should `x.min()` split the gradient between ties, or give it all
-#    to the first one? Both are "correct" where `min` has no derivative; which makes
-#    `gradcheck` pass on `[1, 1, 2]`, and why does neither always?
+#    to the first one? At a tie `min` has no derivative, so neither is wrong. Work out
+#    by hand what the central difference gives on `[1, 1, 2]`: which of the two rules
+#    does `gradcheck` agree with, and what happens when the two entries are `1e-9` apart?
 # 3. **Memory.** Count the bytes saved by the graph of `relu(x @ W1) @ W2` for a batch of
 #    64 rows, 784 inputs and 128 hidden units. Which saved array could be dropped if
 #    `relu` saved its output instead of its input?

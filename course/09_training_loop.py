@@ -142,9 +142,11 @@ print(layer(sg.ones(4, 3)).shape)
 # the logits are in the hundreds, softmax puts all its probability on one
 # class, the loss is enormous, and its gradients are either huge or, through
 # saturated units, zero. With `s` about `1 / sqrt(in_features)` the scale
-# stays near 1 from layer to layer. (Kaiming He's init uses `sqrt(2 / in)` to
-# make up for ReLU zeroing half the units; PyTorch's default, our uniform
-# bound, is a little smaller still.)
+# no longer grows with the width. (Kaiming He's init uses `s = sqrt(2 / in)`,
+# to make up for ReLU zeroing half the units, and keeps the scale steady.
+# PyTorch's default, our uniform bound, has `s = 1 / sqrt(3 · in)`, about
+# 2.4 times smaller, so the signal shrinks a little at each layer: harmless
+# for a few layers, as the printout below shows.)
 #
 # Here is the same network started both ways and trained for one epoch on
 # the digits data we use at the end of this episode. Only the initial weights
@@ -255,6 +257,7 @@ print(f"w = {line.weight.item():.3f}, b = {line.bias.item():.3f}, final loss {lo
 # %%
 _, losses_bug = fit_line(zero_grad=False)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+axes[0].set_title("the line fitted with zero_grad()")
 axes[0].scatter(x_np, y_np, s=10, label="data")
 grid = np.linspace(-1, 1, 2, dtype=np.float32)[:, None]
 axes[0].plot(grid, line(sg.tensor(grid)).numpy(), "r", label="fitted line")
@@ -262,6 +265,7 @@ axes[0].legend()
 axes[1].plot(losses, label="with zero_grad()")
 axes[1].plot(losses_bug, label="without zero_grad()")
 axes[1].set_yscale("log")
+axes[1].set_title("training loss, with and without zero_grad()")
 axes[1].set_xlabel("step")
 axes[1].set_ylabel("MSE (log scale)")
 axes[1].legend()
@@ -551,8 +555,8 @@ plt.show()
 # 1. **Learning-rate sweep.** Train the digits MLP with `lr` in `[0.003, 0.01, 0.03, 0.1, 0.3]`
 #    for SGD with momentum and for Adam. Which optimizer is less sensitive to `lr`, and why
 #    does Adam's per-parameter step size explain it?
-# 2. **Weight decay, two ways.** For SGD, `weight_decay` in the gradient and "shrink the
-#    weights by `1 - lr * wd` each step" are the same thing. Show it. Why are they *not*
+# 2. **Weight decay, two ways.** For plain SGD (no momentum), `weight_decay` in the
+#    gradient and "shrink the weights by `1 - lr * wd` each step" are the same thing. Show it. Why are they *not*
 #    the same for Adam (the reason AdamW exists)?
 # 3. **Clipping.** Put `sg.nn.utils.clip_grad_norm_(model.parameters(), 1.0)` between
 #    `backward()` and `step()` and redo the `std 1` experiment. Does clipping rescue a bad

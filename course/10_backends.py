@@ -23,7 +23,8 @@
 # - move an array back to the host from any device (`to_host`), and say what a
 #   transfer costs;
 # - time work on an asynchronous device correctly (`time_op`), and read a plot
-#   of time against problem size to find where the GPU starts to win.
+#   of time against problem size to find the crossover where the faster
+#   machine starts to win.
 #
 # No GPU is needed. The cells that use one say so and skip themselves when
 # there is none; on a machine with an NVIDIA GPU and CuPy they run for real.
@@ -64,9 +65,9 @@ CUDA_OK, CUDA_WHY = backend.device_available("cuda")  # (True, "") or (False, th
 # | `"cuda"`, `"cuda:1"` | CuPy (through `array_api_compat.cupy`) | GPU memory |
 #
 # By convention the namespace is called `xp`: "some module that looks like
-# `np`". CuPy is imported the first time a cuda tensor is made, never before,
-# so a machine without a GPU pays nothing for it; `device_available` says
-# whether a device works here, and if not, why.
+# `np`". CuPy is imported only when a cuda device is first used or asked
+# about, so a program that never mentions cuda pays nothing for it;
+# `device_available` says whether a device works here, and if not, why.
 
 # %% tags=["nbval-ignore-output"]
 for device in ("python", "cpu", "cuda"):
@@ -130,7 +131,7 @@ print(a + b.to("python"))
 
 # %%
 #| exercise: namespace_of
-#| hint: skip bool/int/float/complex; xp = x.__array_namespace__(); remember the first xp and device, compare the others
+#| hint: remember the namespace and device of the first array you meet, and compare every later array with them
 def namespace_of(*arrays):
     """The array namespace shared by ``arrays`` (Python numbers are skipped).
 
@@ -396,7 +397,7 @@ for device, losses in runs.items():
 
 # %%
 #| exercise: pick_device
-#| hint: if prefer is a str, make it (prefer,); for each name: ok, why = available(name); return name if ok; collect why
+#| hint: turn a lone string into a one-name tuple first; keep each refusal's reason for the error message
 from stridegrad.backend import device_available
 
 
@@ -487,7 +488,7 @@ print(t.to("cpu"))  # the same two doors, and differentiable
 
 # %%
 #| exercise: to_host
-#| hint: isinstance(x, np.ndarray) -> x; callable(getattr(x, "get", None)) -> x.get(); else np.asarray(x)
+#| hint: three cases, in the order of the list above; getattr(x, "get", None) tells you whether there is a .get()
 import numpy as np
 
 
@@ -599,7 +600,7 @@ print(f"sync, launch, sync, then the clock:  {synced * 1e3:8.3f} ms  <- the real
 
 # %%
 #| exercise: time_op
-#| hint: one untimed fn() and sync(); then repeat times: read clock(), fn(), sync(), read clock(); return the smallest
+#| hint: the sync() must come before the clock reading that ends each run, and once after the warm-up
 import math
 import time
 
@@ -670,8 +671,8 @@ if CUDA_OK:
     print(f"CUDA events:  {on_device * 1e3:8.3f} ms   {flops / on_device / 1e12:.1f} TFLOP/s")
 else:
     print("No GPU here, so this cell only explains. With one, it prints three times for the "
-          "same 4096 x 4096 product: a fraction of a millisecond without a sync (only the "
-          "launch), and with a sync or CUDA events the real time, orders of magnitude more.")
+          "same 4096 x 4096 product: without a sync, only the time of the launch; with a "
+          "sync or CUDA events, the time of the product itself, many times longer.")
     print("Reason:", CUDA_WHY)
 
 # %% [markdown]
@@ -684,8 +685,8 @@ else:
 # and the cpu device (NumPy), plus plain Python lists for the elementwise case.
 #
 # Read the log-log plot from left to right: lists are the fastest for a
-# handful of numbers (a NumPy call has a fixed cost of about a microsecond),
-# then NumPy's tiny per-element cost wins, for good. The size where the curves
+# handful of numbers (every NumPy call has a fixed cost, a fraction of a
+# microsecond), then NumPy's tiny per-element cost wins, for good. The size where the curves
 # cross is the **crossover**. Your numbers will differ; the shape will not.
 
 # %%
@@ -768,10 +769,13 @@ print("NumPy beats lists from n =", crossover(add_sizes, add_times["Python lists
 # early; an elementwise op is limited by memory speed and crosses late) and on
 # both machines.
 #
-# Those numbers must be measured on a real GPU. They are stored in the
-# repository, in `benchmarks/results/gpu.json`, with the date and the GPU's
-# name, by `benchmarks/results/measure_gpu.py`; the format is described in
-# `benchmarks/results/README.md` and checked by the loader below.
+# Those numbers must be measured on a real GPU, and this course does not
+# invent them. A measurement is written by `benchmarks/results/measure_gpu.py`
+# to `benchmarks/results/gpu.json`, with the date and the GPU's name, and
+# committed; the format is described in `benchmarks/results/README.md` and
+# checked by the loader below. **At the time of writing no measurement is
+# stored**, so the cells below say so and draw no GPU curve; once a
+# `gpu.json` is committed and the lesson rebuilt, they show it.
 
 # %%
 GPU_RESULTS = "benchmarks/results/gpu.json"
@@ -918,10 +922,12 @@ except TypeError as err:
 #    device tensor (`total = total + loss.detach()`) and call `.item()` once at
 #    the end. On a GPU, time both versions with `time_op`; how many
 #    synchronisations did you save?
-# 2. **Transfers in the crossover.** The stored GPU timings start with the data
-#    already on the device. Add the cost of moving the inputs there (64 MiB at
-#    the bus speed measured above) to each GPU time and find the new
-#    crossover. When is a GPU not worth it for a single operation?
+# 2. **Transfers in the crossover.** GPU timings like those of
+#    `measure_gpu.py` start with the data already on the device. On a machine
+#    with a GPU, measure the bus as above, add the cost of moving each
+#    benchmark's inputs to the device (their bytes divided by the bus speed)
+#    to each GPU time, and find the new crossover. When is a GPU not worth it
+#    for a single operation?
 # 3. **Make the Tensor's `softmax` yours.** `sg.nn.functional.softmax` works on
 #    Tensors; write a version of your `softmax` that accepts either a Tensor or
 #    a raw array (hint: `namespace_of` tells you `xp`, and a Tensor's device

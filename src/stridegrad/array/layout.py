@@ -234,8 +234,9 @@ def is_contiguous(shape: Shape, strides: Strides) -> bool:
     """Whether the elements are laid out row-major with no gaps.
 
     Shape contract: ``shape`` and ``strides`` have one entry per dimension.
-    Dimensions of size 1 may have any stride (they are never stepped over), and
-    an empty array is contiguous (NumPy's "relaxed strides" rule).
+    Dimensions of size 1 may have any stride (they are never stepped over:
+    NumPy's "relaxed strides" rule), and an array with no elements is
+    contiguous whatever its strides.
 
     Stands for the loop (compare with the strides a fresh array would have)::
 
@@ -309,8 +310,8 @@ def slice_layout(size: int, stride: int, sl: slice) -> tuple[int, int, int]:
     """Layout of ``a[start:stop:step]`` along one dimension.
 
     Same semantics as Python and NumPy slicing: negative ``start``/``stop``
-    count from the end, out-of-range bounds are clipped, any non-zero step
-    (negative steps walk backwards).
+    count from the end, out-of-range bounds are clipped, and any non-zero
+    step is allowed (a negative step walks backwards).
 
     Stands for the loop (the positions the slice selects)::
 
@@ -351,7 +352,8 @@ def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides
     Shape contract: ``numel(new_shape) == numel(shape)``. Follows NumPy's
     ``_attempt_nocopy_reshape`` (row-major order): a view exists when every
     group of old axes that merges into, or splits out of, a group of new axes
-    is itself contiguous.
+    is evenly spaced (each stride is the next size times the next stride,
+    ``s[k] == d[k+1] * s[k+1]``), even if the whole array is not contiguous.
 
     Stands for the loop (after dropping size-1 old axes, whose strides do not
     matter)::
@@ -359,7 +361,7 @@ def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides
         while old and new axes are left:
             grow a group of old axes and a group of new axes until their
             products match
-            if the old group is not contiguous (s[k] != d[k+1] * s[k+1]):
+            if the old group is not evenly spaced (s[k] != d[k+1] * s[k+1]):
                 return None
             the last new axis in the group takes the last old axis's stride;
             each earlier one is the next stride times the next size
