@@ -1240,7 +1240,12 @@ class Tensor:
     # ---- repr
     def __repr__(self) -> str:
         arr = self.numpy()
-        body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000)
+        opts = {}
+        if arr.dtype.kind == "f" and arr.size:
+            finite = arr[np.isfinite(arr)]
+            if finite.size and not np.all(finite == np.round(finite)):
+                opts = {"precision": 4, "floatmode": "fixed"}  # PyTorch's: 0.4771, [1.0000, 2.5000]
+        body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, **opts)
         extras = []
         if self._device != "cpu":
             extras.append(f"device={self._device!r}")

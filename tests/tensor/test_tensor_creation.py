@@ -95,8 +95,11 @@ def test_repr(device):
     assert repr(sg.tensor([1, 2], device=device)) == f"tensor([1, 2]{suffix})"
     assert (
         repr(sg.tensor(1.5, dtype=sg.float64, device=device))
-        == f"tensor(1.5{suffix}, dtype=float64)"
+        == f"tensor(1.5000{suffix}, dtype=float64)"
     )
+    # PyTorch's print options: 4 decimals, fixed width, scientific for wide ranges
+    assert repr(sg.tensor([0.47709674, 2.0], device=device)) == f"tensor([0.4771, 2.0000]{suffix})"
+    assert repr(sg.tensor([1e-8, 1.0], device=device)) == f"tensor([1.0000e-08, 1.0000e+00]{suffix})"
 
 
 def test_comparisons_and_argmax(device):
