@@ -10,10 +10,12 @@ STAMP := $(VENV)/.stridegrad-installed
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# binder/requirements.txt pins what changes the notebooks' stored outputs (NumPy,
+# matplotlib, ipywidgets...): the same versions here, on Binder and in CI.
+$(STAMP): pyproject.toml binder/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -c binder/requirements.txt
 	touch $(STAMP)
 
 lab: $(STAMP)
