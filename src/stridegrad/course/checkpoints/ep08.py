@@ -13,6 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from stridegrad.course.checks import CheckFailure, Checkpoint
+from stridegrad.course.checkpoints._arrays import same_array
+from stridegrad.course.checkpoints._arrays import show as _show
 
 __all__ = ["checkpoint", "expect_array", "same_array"]
 
@@ -21,37 +23,6 @@ checkpoint = Checkpoint("08_tensor_autograd", "tensor autograd",
 
 
 # ------------------------------------------------------------------ helpers
-
-
-def _show(value: Any, limit: int = 70) -> str:
-    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
-        text = f"{np.round(value.astype(float), 6).tolist()!r} shape {value.shape}"
-    elif isinstance(value, (np.floating, np.integer)):
-        text = repr(round(float(value), 6))
-    else:
-        try:
-            text = repr(value)
-        except Exception:
-            text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def same_array(call: str, got: Any, expected: Any, atol: float = 1e-6,
-               rtol: float = 1e-5) -> None:
-    """Fail unless ``got`` is an array (or number) of ``expected``'s shape and values."""
-    expected = np.asarray(expected, dtype=float)
-    if hasattr(got, "numpy") and not isinstance(got, np.ndarray):
-        got = got.numpy()  # a Tensor
-    try:
-        arr = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)") from None
-    if arr.shape != expected.shape:
-        raise CheckFailure(call, _show(expected), f"{_show(got)} (shape {arr.shape}, "
-                                                  f"not {expected.shape})")
-    if not np.allclose(arr, expected, atol=atol, rtol=rtol, equal_nan=False):
-        raise CheckFailure(call, _show(expected), _show(arr))
 
 
 def expect_array(fn: Callable, *args: Any, returns: Any, atol: float = 1e-6,

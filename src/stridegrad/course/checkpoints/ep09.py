@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 
 import stridegrad as sg
+from stridegrad.course.checkpoints._arrays import same_array
+from stridegrad.course.checkpoints._arrays import show as _show
 from stridegrad.course.checks import CheckFailure, Checkpoint, fail
 from stridegrad.nn import Parameter
 
@@ -25,38 +27,8 @@ checkpoint = Checkpoint("09_training_loop", "the training loop",
 # ------------------------------------------------------------------ helpers
 
 
-def _show(value: Any, limit: int = 70) -> str:
-    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
-        try:
-            value = value.numpy()
-        except Exception:
-            pass
-    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
-        text = f"{np.round(value.astype(float), 6).tolist()!r} shape {value.shape}"
-    elif isinstance(value, (np.floating, np.integer)):
-        text = repr(round(float(value), 6))
-    else:
-        try:
-            text = repr(value)
-        except Exception:
-            text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _same(call: str, got: Any, expected: Any, atol: float = 1e-5, rtol: float = 1e-5) -> None:
-    expected = np.asarray(expected, dtype=float)
-    if hasattr(got, "numpy") and not isinstance(got, np.ndarray):
-        got = got.numpy()
-    try:
-        arr = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        raise CheckFailure(call, _show(expected), f"{_show(got)} (not an array of numbers)") from None
-    if arr.shape != expected.shape:
-        raise CheckFailure(call, _show(expected),
-                           f"{_show(arr)} (shape {arr.shape}, not {expected.shape})")
-    if not np.allclose(arr, expected, atol=atol, rtol=rtol):
-        raise CheckFailure(call, _show(expected), _show(arr))
+    same_array(call, got, expected, atol=atol, rtol=rtol)
 
 
 def _call(call: str, fn, *args, **kwargs):
