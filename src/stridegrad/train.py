@@ -93,6 +93,7 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
     """
     import stridegrad as sg
     from stridegrad import backend
+    from stridegrad.viz.training import progress as bar  # tqdm, or nothing when off
 
     if dataset not in RECIPES:
         raise TrainingError(f"unknown dataset {dataset!r}; choose one of {sorted(RECIPES)}")
@@ -119,23 +120,22 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
         raise TrainingError(f"unknown optimizer {r.optimizer!r}; choose sgd or adam")
     loader = sg.data.DataLoader((Xtr, ytr), batch_size=r.batch_size, shuffle=True, seed=seed)
 
-    bar = _progress_factory(progress)
     log(f"training {dataset}: MLP {list(r.sizes)} on {device}, {r.optimizer} lr={r.lr}, "
         f"batch {r.batch_size}, {r.epochs} epochs, {len(ytr)} train / {len(yte)} test examples")
     losses, train_acc = [], []
     start = time.perf_counter()
     for epoch in range(1, r.epochs + 1):
         total, seen = 0.0, 0
-        with bar(total=len(loader), desc=f"epoch {epoch}/{r.epochs}") as pbar:
-            for xb, yb in loader:
-                logits = model(sg.tensor(xb, device=device))
-                loss = sg.nn.functional.cross_entropy(logits, yb)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                total += loss.item() * len(yb)
-                seen += len(yb)
-                pbar.update(1)
+        batches = bar(loader, total=len(loader), desc=f"epoch {epoch}/{r.epochs}",
+                      enabled=progress, leave=False, unit="batch")
+        for xb, yb in batches:
+            logits = model(sg.tensor(xb, device=device))
+            loss = sg.nn.functional.cross_entropy(logits, yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(yb)
+            seen += len(yb)
         losses.append(total / seen)
         train_acc.append(accuracy(model, Xtr, ytr, device))
         log(f"epoch {epoch:3d}  loss {losses[-1]:.4f}  train accuracy {train_acc[-1]:.3f}")
@@ -150,30 +150,6 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
         + (f"; loss curve: {png}" if png else " (install matplotlib for the loss curve)"))
     log(f"test accuracy: {test_acc:.2f}")
     return TrainResult(losses, train_acc, test_acc, seconds, out_dir, model)
-
-
-class _NoBar:
-    def __init__(self, **_: Any) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        pass
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-
-def _progress_factory(enabled: bool):
-    if not enabled:
-        return _NoBar
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional: no bar, the per-epoch lines remain
-        return _NoBar
-    return lambda **kw: tqdm(leave=False, unit="batch", **kw)
 
 
 def _plot(losses: list[float], acc: list[float], path: Path, title: str) -> Path | None:
