@@ -1,36 +1,48 @@
 # Two commands a learner or a maintainer needs (see README.md):
-#   make lab    set up .venv and open the course in JupyterLab at the welcome lesson
-#   make test   set up .venv and run the whole test suite
+#   make lab    set up .venv with the course extra and open your copy of the lessons in JupyterLab
+#   make test   set up .venv with the dev extra and run the whole test suite
+# Without make (Windows): README.md, "Without make", gives the same steps for pip.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.stridegrad-installed
+PY := $(BIN)/python
+# binder/requirements.txt pins what changes the notebooks' stored outputs (NumPy,
+# matplotlib, ipywidgets...): the same versions here, on Binder and in CI.
+PIP_INSTALL := $(PY) -m pip install --quiet -c binder/requirements.txt
+COURSE := $(VENV)/.stridegrad-course
+DEV := $(VENV)/.stridegrad-dev
 
 .PHONY: lab test lint venv build bench clean
 
-venv: $(STAMP)
-
-# binder/requirements.txt pins what changes the notebooks' stored outputs (NumPy,
-# matplotlib, ipywidgets...): the same versions here, on Binder and in CI.
-$(STAMP): pyproject.toml binder/requirements.txt
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -c binder/requirements.txt
-	touch $(STAMP)
+	$(PY) -m pip install --quiet --upgrade pip
 
-lab: $(STAMP)
+# what the lessons need: JupyterLab, widgets, plots (the lean install)
+$(COURSE): pyproject.toml binder/requirements.txt | $(PY)
+	$(PIP_INSTALL) -e '.[course]'
+	touch $@
+
+# everything: tests, notebook validation, browser tests, lint, benchmark references
+$(DEV): pyproject.toml binder/requirements.txt | $(PY)
+	$(PIP_INSTALL) -e '.[dev,bench]'
+	touch $(COURSE) $@
+
+venv: $(DEV)
+
+lab: $(COURSE)
 	$(BIN)/stridegrad lab
 
-test: $(STAMP)
-	$(BIN)/python -m pytest
+test: $(DEV)
+	$(PY) -m pytest
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check src tests benchmarks
 
-build: $(STAMP)
+build: $(DEV)
 	$(BIN)/stridegrad build
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/stridegrad bench
 
 clean:

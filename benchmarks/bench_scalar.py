@@ -180,7 +180,8 @@ def rows() -> list[dict]:
             "ratio": None,
         }
         if mg is None:
-            row["note"] = "micrograd not installed (pip install micrograd): reference skipped"
+            row["note"] = ("micrograd not installed (pip install -e '.[bench]'): "
+                           "reference skipped")
         else:
             ref, ref_loss = time_steps(make_step(*mg), keep_previous=keep)
             same = abs(our_loss - ref_loss) <= 1e-9 * max(1.0, abs(ref_loss))

@@ -163,9 +163,15 @@ plt.show()
 # ## Running the course
 #
 # - **On your machine**: clone {{repo_url}}, then `make lab` creates a virtual
-#   environment, installs everything and opens JupyterLab here. With `pip`
-#   instead: `pip install -e ".[dev]"` and `stridegrad lab`. `stridegrad doctor`
-#   tells you what your machine has (NumPy, a GPU, widgets).
+#   environment, installs what the lessons need and opens JupyterLab here. With
+#   `pip` instead: `pip install -e ".[course]"` and `stridegrad lab`.
+#   `stridegrad doctor` tells you what your machine has (NumPy, a GPU, widgets).
+# - **Your work is yours.** `stridegrad lab` opens your own copy of the lessons,
+#   `my-lessons/` in the clone, which git ignores. When the course changes
+#   (`git pull`), the next `stridegrad lab` adds the new lessons to your copy and
+#   never overwrites one you edited: if an edited lesson changed in the course,
+#   the new version is put beside yours as `NN_slug.updated.ipynb`, and it tells
+#   you so. `stridegrad check 01` runs your copy of lesson 01 and prints its table.
 # - **On Binder**, nothing to install: [open the lessons on Binder]({{binder_url}}).
 #   The first start builds an image and can take a few minutes.
 # - **On Colab**: [open this notebook in Colab]({{colab_url}}). The first cell
@@ -195,7 +201,8 @@ plt.show()
 #   own points (`--timeout` and `--memory` set the limits; 120 s and 2048 MB
 #   by default). `--extra-tests my_tests.py` adds hidden tests of your own,
 #   written like the files in `stridegrad/course/checkpoints/`.
-# - `stridegrad check NOTEBOOK` runs a single notebook and prints its table.
+# - `stridegrad check NOTEBOOK` runs a single notebook (a student's, say) and
+#   prints its checkpoint table.
 
 # %% [markdown]
 # ## Checkpoint

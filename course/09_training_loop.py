@@ -180,6 +180,15 @@ def accuracy(model, X, y):
     return float((pred == y).mean())
 
 
+def verdict(acc):
+    """The accuracy in words. A network that diverged lands anywhere near chance,
+    and exactly where depends on the order the CPU's BLAS sums in, so the exact
+    digits would differ from machine to machine; the verdict does not."""
+    if acc < 0.2:
+        return "stuck at chance level (below 0.2)"
+    return "learning (above 0.5)" if acc > 0.5 else f"unclear ({acc:.2f})"
+
+
 curves, report = {}, []
 for label, std in [("randn, std 1", 1.0), ("uniform +-1/sqrt(in)", None)]:
     net = deep_mlp(std)
@@ -199,7 +208,7 @@ for label, std in [("randn, std 1", 1.0), ("uniform +-1/sqrt(in)", None)]:
         losses.append(loss.item())
     curves[label] = losses
     report.append(f"{label:<22} signal scale after each layer {np.round(scales, 1)}; "
-                  f"test accuracy after one epoch {accuracy(net, X_test, y_test):.2f}")
+                  f"after one epoch: {verdict(accuracy(net, X_test, y_test))}")
 print("\n".join(report))
 
 # %%

@@ -52,10 +52,21 @@ def test_bench_render_text_and_markdown():
 
 
 def test_bench_without_benchmarks_folder_says_where_it_looked(tmp_path, capsys):
-    args = cli.build_parser().parse_args(["bench", "--dir", str(tmp_path)])
-    assert bench.run(args) == 2
+    assert cli.main(["bench", "--dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
+    assert err.startswith("stridegrad bench: error: ")
     assert str(tmp_path) in err and "benchmarks/" in err
+
+
+def test_bench_text_table_fits_120_columns():
+    long = {"group": "mlp step 64-256-256-10, batch 256 (cpu)", "case": "1 BLAS thread(s), "
+            "default malloc and a long case name", "stridegrad_s": 1.2e-3, "reference_s": 1.5e-3,
+            "ratio": 0.8, "note": "skipped: CuPy is not installed; to use 'cuda' devices run: "
+            "pip install 'stridegrad[gpu]' " * 2}
+    text = bench.render([long, {**long, "note": "short"}], ["date: D"], markdown=False)
+    assert max(len(line) for line in text.splitlines()) <= 120, text
+    # wrapped at word boundaries: every word of the note is still there, none cut
+    assert text.split().count("'stridegrad[gpu]'") == 2
 
 
 def test_bench_updates_only_the_marked_block_of_a_readme(tmp_path):

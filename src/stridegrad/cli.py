@@ -48,11 +48,26 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return 2
+    from stridegrad.commands import CommandError
+
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except CommandError as exc:
+        return _error(args.command, str(exc), exc.code)
+    except OSError as exc:
+        # a file or folder the user named (or one we made for them) cannot be used:
+        # say which and why, without a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _error(args.command, f"{where}{exc.strerror or exc}", 2)
+
+
+def _error(command: str, message: str, code: int) -> int:
+    """One error style for every subcommand, the one argparse uses for bad arguments."""
+    print(f"stridegrad {command}: error: {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

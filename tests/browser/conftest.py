@@ -16,11 +16,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from stridegrad.commands.lab import wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("STRIDEGRAD_CHROMIUM", "/usr/bin/chromium")
@@ -33,11 +33,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _need_browser() -> None:
+    """Skip, saying how to enable the browser tests, where they cannot run.
+
+    Both fixtures call it, whichever pytest sets up first: without it the ``browser``
+    fixture would try to launch a missing executable and ERROR instead of skipping."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"browser tests need Chromium, and there is none at {CHROMIUM}: "
+                    "`sudo apt-get install chromium` (Debian/Ubuntu; .ci/run does this) or "
+                    "set STRIDEGRAD_CHROMIUM=/path/to/chromium, then run `pytest -m browser`")
+    pytest.importorskip("playwright.sync_api",
+                        reason="browser tests need playwright: pip install -e '.[dev]'")
+
+
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does this)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
+    _need_browser()
     root = tmp_path_factory.mktemp("lab")
     for folder in ("lessons", "solutions"):
         shutil.copytree(ROOT / folder, root / folder)
@@ -61,19 +72,8 @@ def lab_server(tmp_path_factory):
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {proc.returncode}; see {log.name}")
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"JupyterLab did not answer within 60 s; see {log.name}")
-            time.sleep(0.3)
+        # the same readiness poll as `stridegrad lab` (a loaded machine gets 120 s)
+        wait_until_ready(proc, base, token, Path(log.name))
         yield {"base": base, "token": token, "root": root}
     finally:
         try:
@@ -86,6 +86,7 @@ def lab_server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
+    _need_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

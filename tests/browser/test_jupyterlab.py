@@ -20,7 +20,9 @@ ARTIFACTS = ROOT / "artifacts" / "browser"
 pytestmark = pytest.mark.browser
 
 # JavaScript run in the page: wait until the notebook and its kernel are ready,
-# then run every cell. The robust sequence from TOOLING.md §6.2.
+# then run every cell. Waiting on each of the document context, the session context
+# and the kernel's info reply, in that order, is what made "run all" reliable: a
+# command sent earlier can reach a kernel that is still starting and be dropped.
 _RUN_ALL = """
 async () => {
   const app = window.jupyterapp;

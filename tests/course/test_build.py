@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from stridegrad.array import layout
 from stridegrad.cli import main as cli
 from stridegrad.course import links
 from stridegrad.course.build import (
+    EditedError,
     BuildError,
     build,
     build_lesson,
@@ -241,6 +243,43 @@ def test_build_writes_executes_is_byte_stable_and_detects_drift(tmp_path):
     drift = check_drift(tmp_path, log=logs.append)
     assert drift == ["lessons/00_tiny.ipynb (differs from course/00_tiny.py)",
                      "solutions/99_gone.ipynb (no course/99_gone.py)"]
+
+
+def test_build_never_overwrites_a_notebook_edited_since_the_last_build(tmp_path, monkeypatch,
+                                                                       capsys):
+    lesson = tiny_root(tmp_path)
+    build(tmp_path, verify=False, log=lambda s: None)
+    mine = lesson.lesson_path.read_text().replace("raise NotImplementedError", "return [] #")
+    lesson.lesson_path.write_text(mine)  # a learner's answer in the tracked lessons/
+    with pytest.raises(EditedError, match=r"lessons/00_tiny\.ipynb"):
+        build(tmp_path, verify=False, log=lambda s: None)
+    assert lesson.lesson_path.read_text() == mine
+    monkeypatch.setattr("stridegrad.course.paths.repo_root", lambda start=None: tmp_path)
+    assert cli(["build", "--no-verify"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("stridegrad build: error: ") and "lessons/00_tiny.ipynb" in err
+    assert "--force" in err and "Traceback" not in err
+    assert lesson.lesson_path.read_text() == mine
+    # a solution changed by hand is refused too, and --force overwrites both
+    lesson.solution_path.write_text(lesson.solution_path.read_text() + " ")
+    with pytest.raises(EditedError, match=r"solutions/00_tiny\.ipynb"):
+        build(tmp_path, verify=False, log=lambda s: None)
+    assert cli(["build", "--no-verify", "--force"]) == 0
+    assert lesson.lesson_path.read_text() != mine
+    assert build(tmp_path, verify=False, log=lambda s: None) == []  # the record is current
+
+
+def test_drift_check_fails_when_the_build_record_is_stale(tmp_path):
+    lesson = tiny_root(tmp_path)
+    build(tmp_path, verify=False, log=lambda s: None)
+    manifest = tmp_path / "course" / "build-manifest.json"
+    data = json.loads(manifest.read_text())
+    data["files"]["solutions/00_tiny.ipynb"] = "0" * 64
+    manifest.write_text(json.dumps(data))
+    assert check_drift(tmp_path, log=lambda s: None) == [
+        "solutions/00_tiny.ipynb (not what course/build-manifest.json records: run "
+        "`stridegrad build 00`)"]
+    assert lesson.solution_path.is_file()
 
 
 def test_build_verify_catches_an_untagged_failing_cell(tmp_path):

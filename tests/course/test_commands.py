@@ -31,19 +31,38 @@ def test_lessons_copies_and_never_overwrites(tmp_path, capsys):
     work.write_text("my work")
     assert cli(["lessons", str(target)]) == 0
     assert work.read_text() == "my work"
-    assert "kept" in capsys.readouterr().out
+    capsys.readouterr()
     assert cli(["lessons", str(target), "--force"]) == 0
     assert work.read_text() != "my work"
+    # --force asks, and still keeps the learner's version
+    assert (target / "01_flat_storage.backup.ipynb").read_text() == "my work"
+    assert "01_flat_storage.backup.ipynb" in capsys.readouterr().out
 
 
-def test_lab_in_a_clone_opens_lessons_at_the_welcome(capsys):
+@pytest.fixture
+def my_copy(tmp_path, monkeypatch):
+    """The learner's copy that `stridegrad lab` opens, moved out of the clone."""
+    folder = tmp_path / "my-lessons"
+    monkeypatch.setattr("stridegrad.commands.lab.learner_folder", lambda: folder)
+    return folder
+
+
+def test_lab_in_a_clone_opens_the_learners_copy_at_the_welcome(my_copy, capsys):
     assert cli(["lab", "--print-command", "--no-browser", "--port", "8899"]) == 0
-    out = capsys.readouterr().out.strip()
+    out = capsys.readouterr().out.strip().splitlines()[-1]
     assert out.startswith(f"{sys.executable} -m jupyterlab ")
-    assert f"--ServerApp.root_dir={(ROOT / 'lessons').resolve()}" in out
+    assert f"--ServerApp.root_dir={my_copy.resolve()}" in out
+    assert (my_copy / "00_welcome.ipynb").is_file()
     assert "--LabApp.default_url=/lab/tree/00_welcome.ipynb" in out
-    assert "--ServerApp.port=8899 --no-browser" in out
+    assert "--ServerApp.port=8899 --ServerApp.port_retries=0 --no-browser" in out
     assert out.endswith("--allow-root") == (os.geteuid() == 0)  # JupyterLab refuses root without it
+
+
+def test_the_clones_copy_is_my_lessons_and_git_ignores_it():
+    from stridegrad.commands.lab import learner_folder
+
+    assert learner_folder() == ROOT / "my-lessons"
+    assert "/my-lessons/" in (ROOT / ".gitignore").read_text().splitlines()
 
 
 def test_lab_outside_a_clone_makes_a_copy_first(tmp_path, monkeypatch, capsys):
@@ -51,9 +70,44 @@ def test_lab_outside_a_clone_makes_a_copy_first(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("stridegrad.course.paths.repo_root", lambda start=None: None)
     assert cli(["lab", "--print-command"]) == 0
     out = capsys.readouterr().out
-    assert "making your copy of the lessons in ./stridegrad-lessons" in out
+    assert "making your copy of the lessons in stridegrad-lessons" in out
     assert (tmp_path / "stridegrad-lessons" / "00_welcome.ipynb").is_file()
     assert f"--ServerApp.root_dir={(tmp_path / 'stridegrad-lessons').resolve()}" in out
+
+
+@pytest.mark.slow
+def test_lab_prints_the_address_to_open_last(my_copy, tmp_path):
+    """The real server: the URL is the last thing printed, and it opens the lesson."""
+    pytest.importorskip("jupyterlab")
+    import shutil
+    import socket
+    import subprocess
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    shutil.copytree(ROOT / "lessons", my_copy)
+    proc = subprocess.Popen([sys.executable, "-m", "stridegrad", "lab", "--dir", str(my_copy),
+                             "--no-browser", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            if line.startswith("Press Ctrl-C"):
+                break
+        text = "\n".join(lines)
+        assert lines and lines[-1].startswith("Press Ctrl-C"), text
+        url = next(l.strip() for l in lines if l.strip().startswith("http://"))
+        assert re.fullmatch(rf"http://localhost:{port}/lab/tree/00_welcome\.ipynb\?token=\w+", url)
+        with urllib.request.urlopen(url, timeout=30) as r:
+            assert r.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def test_doctor_reports_everything(capsys):

@@ -14,7 +14,10 @@ import importlib.util
 import os
 import platform
 import sys
+import textwrap
 from pathlib import Path
+
+from stridegrad.commands import CommandError
 
 HELP = "measure stridegrad against NumPy, micrograd and hand-written loops (a table of ratios)"
 
@@ -126,12 +129,33 @@ def render(rows: list[dict], header: list[str], markdown: bool) -> str:
                                               "|" + "---|" * len(cols)]
         out += ["| " + " | ".join(c) + " |" for c in cells]
         return "\n".join(out) + "\n"
-    widths = [max(len(cols[i]), *(len(c[i]) for c in cells)) if cells else len(cols[i])
-              for i in range(len(cols))]
-    line = "  ".join(h.ljust(w) for h, w in zip(cols, widths))
+    widths = _text_widths(cols, cells, TEXT_WIDTH)
+    line = "  ".join(h.ljust(w) for h, w in zip(cols, widths)).rstrip()
     out = header + ["", line, "-" * len(line)]
-    out += ["  ".join(v.ljust(w) for v, w in zip(c, widths)) for c in cells]
+    for c in cells:
+        # the long columns (case, note) wrap at word boundaries, never mid-value
+        wrapped = [textwrap.wrap(v, w, break_long_words=False) or [""] for v, w in zip(c, widths)]
+        for k in range(max(len(w) for w in wrapped)):
+            out.append("  ".join((w[k] if k < len(w) else "").ljust(n)
+                                 for w, n in zip(wrapped, widths)).rstrip())
     return "\n".join(out) + "\n"
+
+
+#: the text table fits a terminal this wide (the README's table is Markdown)
+TEXT_WIDTH = 120
+
+
+def _text_widths(cols: list[str], cells: list[list[str]], total: int) -> list[int]:
+    """Column widths: as wide as the widest cell, except that ``case`` and ``note``
+    shrink (and wrap) until the row fits in ``total`` characters."""
+    widths = [max([len(cols[i])] + [len(c[i]) for c in cells]) for i in range(len(cols))]
+    shrinkable = [cols.index("note"), cols.index("case")]
+    while sum(widths) + 2 * (len(cols) - 1) > total:
+        i = max(shrinkable, key=lambda k: widths[k])
+        if widths[i] <= 16:
+            break
+        widths[i] -= 1
+    return widths
 
 
 README_START, README_END = "<!-- BENCH:START -->", "<!-- BENCH:END -->"
@@ -171,8 +195,7 @@ def run(args) -> int:
     try:
         folder = find_benchmarks(args.dir)
     except FileNotFoundError as e:
-        print(f"stridegrad bench: {e}", file=sys.stderr)
-        return 2
+        raise CommandError(str(e)) from e
     header = [
         f"date: {_dt.date.today().isoformat()}",
         f"machine: {machine_line()}",

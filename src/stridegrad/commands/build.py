@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from stridegrad.commands import CommandError
+
 __all__ = ["HELP", "configure", "run"]
 
 HELP = "rebuild lessons/ and solutions/ from course/ (--check: fail if they drifted)"
@@ -18,17 +20,19 @@ def configure(p):
     p.add_argument("--no-verify", action="store_true",
                    help="skip running each fresh lesson to check that only the cells marked "
                         "'#| calls-exercise' raise")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite notebooks that were changed by hand since the last build "
+                        "(without it the build stops and names them)")
 
 
 def run(args) -> int:
-    from stridegrad.course.build import BuildError, build, check_drift
+    from stridegrad.course.build import BuildError, EditedError, build, check_drift
     from stridegrad.course.paths import repo_root
 
     root = repo_root()
     if root is None:
-        print("error: stridegrad build works in a clone of the repository (no course/ folder "
-              "found next to the package or above the working directory)", file=sys.stderr)
-        return 2
+        raise CommandError("stridegrad build works in a clone of the repository (no course/ "
+                           "folder found next to the package or above the working directory)")
     try:
         if args.check:
             drift = check_drift(root, args.lessons or None)
@@ -40,8 +44,9 @@ def run(args) -> int:
                 return 1
             print("lessons/ and solutions/ are up to date")
             return 0
-        build(root, args.lessons or None, verify=not args.no_verify)
+        build(root, args.lessons or None, verify=not args.no_verify, force=args.force)
         return 0
+    except EditedError as exc:
+        raise CommandError(str(exc), code=1) from exc
     except (BuildError, LookupError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from exc

@@ -1,17 +1,21 @@
-"""``stridegrad check NOTEBOOK``: run a notebook and print its checkpoint table."""
+"""``stridegrad check NOTEBOOK|NN``: run a notebook and print its checkpoint table."""
 
 from __future__ import annotations
 
-import sys
+import re
 from pathlib import Path
 
-__all__ = ["HELP", "configure", "run"]
+from stridegrad.commands import CommandError
+
+__all__ = ["HELP", "configure", "find_notebook", "run"]
 
 HELP = "run a lesson notebook and print its checkpoint table (what passes, what to fix)"
 
 
 def configure(p):
-    p.add_argument("notebook", type=Path, help="a lesson notebook, e.g. lessons/01_flat_storage.ipynb")
+    p.add_argument("notebook", metavar="NOTEBOOK|NN",
+                   help="a notebook file, or an episode number (01) or stem (01_flat_storage) "
+                        "to check your own copy of that lesson")
     p.add_argument("--lesson", metavar="NN",
                    help="which checkpoint (default: from the file name, NN_slug.ipynb)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
@@ -20,24 +24,45 @@ def configure(p):
                    help="memory limit of the notebook's process (default 2048)")
 
 
+def find_notebook(which: str) -> Path:
+    """A notebook path as given, or the learner's notebook of an episode: ``01`` or
+    ``01_flat_storage`` looks for ``01_*.ipynb`` in the working directory, then in
+    the learner's copy that ``stridegrad lab`` opens."""
+    from stridegrad.commands.lab import learner_folder
+
+    path = Path(which)
+    if path.suffix == ".ipynb" or path.is_file():
+        if not path.is_file():
+            raise CommandError(f"no notebook {path}")
+        return path
+    m = re.fullmatch(r"(\d{1,2})(_[a-z0-9_]+)?", which.strip())
+    if m is None:
+        raise CommandError(f"{which!r} is neither a notebook file nor an episode like 01")
+    episode = f"{int(m.group(1)):02d}"
+    pattern = f"{episode}{m.group(2) or '_*'}.ipynb"
+    places = list(dict.fromkeys([Path("."), learner_folder()]))
+    for folder in places:
+        found = sorted(p for p in folder.glob(pattern) if p.stem.count(".") == 0)
+        if found:
+            return found[0]
+    raise CommandError(f"no notebook {pattern} in {' or '.join(str(p) for p in places)}; "
+                       "`stridegrad lab` makes your copy of the lessons, or give the path")
+
+
 def run(args) -> int:
     from stridegrad.course.checks import CheckResult, load_checkpoint
     from stridegrad.course.grader import run_notebook
 
-    path: Path = args.notebook
-    if not path.is_file():
-        print(f"error: no notebook {path}", file=sys.stderr)
-        return 2
+    path = find_notebook(args.notebook)
     episode = args.lesson or path.stem.split("_", 1)[0]
     try:
         checkpoint = load_checkpoint(episode)
     except (LookupError, ValueError) as exc:
-        print(f"error: {exc} (pass --lesson NN)", file=sys.stderr)
-        return 2
+        raise CommandError(f"{exc} (pass --lesson NN)") from exc
+    print(f"checking {path}", flush=True)
     out = run_notebook(path, checkpoint.episode, timeout=args.timeout, memory=args.memory)
     if out["status"] != "graded":
-        print(f"{path}: {out['message']}", file=sys.stderr)
-        return 1
+        raise CommandError(f"{path}: {out['message']}", code=1)
     for e in out.get("cell_errors", []):
         print(f"cell {e['cell']} raised {e['error']}")
     result = CheckResult.from_dict(out["result"])

@@ -1,52 +1,90 @@
-"""``stridegrad lab``: open JupyterLab on the lessons, at the welcome lesson."""
+"""``stridegrad lab``: open JupyterLab on your copy of the lessons, at the welcome lesson.
+
+Your copy is a folder of your own, never the course's ``lessons/``: ``my-lessons/``
+in a clone of the repository (git ignores it, so ``git pull`` never conflicts with
+your work), else ``./stridegrad-lessons``. It is made on the first run and brought
+up to date on every run after: new lessons are added, and a lesson you edited is
+never overwritten (see :mod:`stridegrad.course.learner_copy`).
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
-__all__ = ["HELP", "command", "configure", "lessons_dir", "run"]
+from stridegrad.commands import CommandError
 
-HELP = "open JupyterLab on the lessons, at 00_welcome.ipynb"
+__all__ = ["HELP", "command", "configure", "learner_folder", "lessons_dir", "run", "wait_until_ready"]
+
+HELP = "open JupyterLab on your own copy of the lessons, at 00_welcome.ipynb"
 
 DEFAULT_COPY = Path("stridegrad-lessons")
+CLONE_COPY = "my-lessons"
 FIRST = "00_welcome.ipynb"
 
 
 def configure(p):
     p.add_argument("--dir", type=Path, metavar="DIR",
-                   help="folder of lesson notebooks (default: lessons/ in a clone, else "
-                        f"./{DEFAULT_COPY}, made with `stridegrad lessons` if missing)")
-    p.add_argument("--port", type=int, help="port for the server (default: JupyterLab's)")
+                   help=f"open this folder as it is (default: your copy, {CLONE_COPY}/ in a "
+                        f"clone, else ./{DEFAULT_COPY}; made or updated from the course first)")
+    p.add_argument("--port", type=int, help="port for the server (default: 8888 or the next free one)")
     p.add_argument("--no-browser", action="store_true", help="start the server only")
     p.add_argument("--print-command", action="store_true",
                    help="print the JupyterLab command instead of running it")
 
 
-def lessons_dir(explicit: Path | None, log=print) -> Path:
-    from stridegrad.commands.lessons import copy_lessons
+def learner_folder() -> Path:
+    """Where the learner's own copy of the lessons lives (see the module docstring)."""
     from stridegrad.course.paths import repo_root
 
-    if explicit is not None:
-        return explicit
     root = repo_root()
-    if root is not None and (root / "lessons" / FIRST).is_file():
-        return root / "lessons"
-    if not (DEFAULT_COPY / FIRST).is_file():
-        log(f"making your copy of the lessons in ./{DEFAULT_COPY}")
-        copy_lessons(DEFAULT_COPY, log=log)
-    return DEFAULT_COPY
+    return root / CLONE_COPY if root is not None else DEFAULT_COPY
 
 
-def command(folder: Path, port: int | None = None, no_browser: bool = False) -> list[str]:
+def lessons_dir(explicit: Path | None, log=print) -> Path:
+    """The folder to open: ``explicit`` as it is, else the learner's copy, made or
+    brought up to date first."""
+    from stridegrad.commands.lessons import copy_lessons
+
+    if explicit is not None:
+        if not explicit.is_dir():
+            raise CommandError(f"no folder {explicit}")
+        return explicit
+    folder = learner_folder()
+    if not (folder / FIRST).is_file():
+        log(f"making your copy of the lessons in {folder}")
+    copy_lessons(folder, log=log)
+    return folder
+
+
+def _free_port(start: int = 8888, tries: int = 50) -> int:
+    for port in range(start, start + tries):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise CommandError(f"no free port in {start}..{start + tries - 1}; pass --port")
+
+
+def command(folder: Path, port: int | None = None, no_browser: bool = False,
+            token: str | None = None) -> list[str]:
     start = FIRST if (folder / FIRST).is_file() else ""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder.resolve()}",
            f"--LabApp.default_url=/lab/tree/{start}"]
     if port:
-        cmd.append(f"--ServerApp.port={port}")
+        cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
+    if token:
+        cmd.append(f"--IdentityProvider.token={token}")
     if no_browser:
         cmd.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -55,25 +93,58 @@ def command(folder: Path, port: int | None = None, no_browser: bool = False) -> 
     return cmd
 
 
+def wait_until_ready(proc: subprocess.Popen, base: str, token: str, log_path: Path,
+                     limit: float = 120.0) -> None:
+    """Poll the server's status until it answers; a clear error, with the end of its
+    log, if it exits first or stays silent for ``limit`` seconds."""
+    deadline = time.monotonic() + limit
+    while True:
+        if proc.poll() is not None:
+            tail = "".join(log_path.read_text(errors="replace").splitlines(True)[-15:])
+            raise CommandError(f"JupyterLab stopped (exit code {proc.returncode}); the end of "
+                               f"its log, {log_path}:\n{tail}")
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise CommandError(f"JupyterLab did not answer within {limit:g} s; see {log_path}")
+        time.sleep(0.3)
+
+
 def run(args) -> int:
-    try:
-        folder = lessons_dir(args.dir)
-    except (FileNotFoundError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not folder.is_dir():
-        print(f"error: no folder {folder}", file=sys.stderr)
-        return 2
-    cmd = command(folder, args.port, args.no_browser)
+    folder = lessons_dir(args.dir)
     if args.print_command:
-        print(" ".join(cmd))
+        print(" ".join(command(folder, args.port, args.no_browser)))
         return 0
     if importlib.util.find_spec("jupyterlab") is None:
-        print("error: JupyterLab is not installed for this Python: "
-              "pip install jupyterlab ipywidgets matplotlib", file=sys.stderr)
-        return 2
-    print(f"opening JupyterLab on {folder} (Ctrl-C to stop)")
-    try:
-        return subprocess.call(cmd)
-    except KeyboardInterrupt:
-        return 0
+        raise CommandError("JupyterLab is not installed for this Python: "
+                           "pip install -e '.[course]' (or: pip install 'stridegrad[course]')")
+    port = args.port or _free_port()
+    token = secrets.token_hex(24)
+    # the server's own log goes to a file, so that the address to open is what the
+    # learner sees last; it is named in the first line, and shown if the server fails
+    log_path = Path(tempfile.gettempdir()) / f"stridegrad-lab-{port}.log"
+    start = FIRST if (folder / FIRST).is_file() else ""
+    url = f"http://localhost:{port}/lab/tree/{start}?token={token}"
+    print(f"starting JupyterLab on {folder} (its log: {log_path}) ...", flush=True)
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(command(folder, port, args.no_browser, token),
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_until_ready(proc, f"http://localhost:{port}", token, log_path)
+            # the one thing to do next, last and plain, not buried in the server's log
+            print(f"\nJupyterLab is running. Open this address in your browser:\n\n    {url}\n\n"
+                  "Press Ctrl-C here to stop it.", flush=True)
+            return proc.wait()
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()

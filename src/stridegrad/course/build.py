@@ -45,7 +45,9 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import hashlib
 import importlib
+import json
 import inspect
 import re
 import subprocess
@@ -61,8 +63,10 @@ from stridegrad.course.paths import Lesson, find_lessons
 
 __all__ = [
     "DIRECTIVES",
+    "MANIFEST",
     "BuildError",
     "BuiltLesson",
+    "EditedError",
     "Exercise",
     "build",
     "build_lesson",
@@ -92,6 +96,11 @@ _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 class BuildError(Exception):
     """A course source that cannot be built; the message names the file and the cell."""
+
+
+class EditedError(BuildError):
+    """A built notebook was changed since the build wrote it; the build will not
+    overwrite it without ``force=True``. The message names every such file."""
 
 
 @dataclass
@@ -585,7 +594,6 @@ def _comparable(text: str, solution: bool) -> str:
     (declared volatile, e.g. float32 training losses that vary across CPUs)."""
     if not solution:
         return text
-    import json
 
     try:
         nb = json.loads(text)
@@ -616,21 +624,81 @@ def _targets(root: Path, which: list[str] | None) -> list[Lesson]:
     return lessons
 
 
+#: What the last build wrote: the SHA-256 of every file it made, by path relative to
+#: the clone. A file whose bytes no longer match was changed by hand (a learner's
+#: work, say), and the build will not overwrite it without ``force``.
+MANIFEST = Path("course") / "build-manifest.json"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_manifest(root: Path) -> dict[str, str]:
+    try:
+        data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files", {}) if isinstance(data, dict) else {}
+    return {k: v for k, v in files.items() if isinstance(v, str)}
+
+
+def _write_manifest(root: Path, files: dict[str, str]) -> None:
+    data = {"about": "written by `stridegrad build`: the SHA-256 of each notebook it wrote. "
+                     "The build refuses to overwrite a notebook whose bytes differ (--force "
+                     "does); `stridegrad build --check` fails if this file is stale.",
+            "files": dict(sorted(files.items()))}
+    (root / MANIFEST).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def _outputs(lesson: Lesson) -> tuple[Path, Path, Path]:
+    return lesson.lesson_path, lesson.solution_path, lesson.packaged_path
+
+
+def edited_since_build(root: Path, lessons: list[Lesson]) -> list[Path]:
+    """The built notebooks of ``lessons`` whose bytes differ from what the last build
+    wrote (a notebook with no record counts as edited if it exists)."""
+    manifest = read_manifest(root)
+    edited = []
+    for lesson in lessons:
+        for path in _outputs(lesson):
+            if path.is_file():
+                rel = path.relative_to(root).as_posix()
+                if manifest.get(rel) != _sha256(path.read_text(encoding="utf-8")):
+                    edited.append(path)
+    return edited
+
+
 def build(root: Path, which: list[str] | None = None, *, verify: bool = True,
-          log: Callable[[str], None] = print) -> list[Path]:
-    """Write ``lessons/``, ``solutions/`` and the packaged copy of the lessons."""
+          force: bool = False, log: Callable[[str], None] = print) -> list[Path]:
+    """Write ``lessons/``, ``solutions/`` and the packaged copy of the lessons.
+
+    Refuses (:class:`EditedError`, before building anything) if one of the notebooks
+    it would write was changed since the last build, unless ``force``."""
+    lessons = _targets(root, which)
+    edited = [] if force else edited_since_build(root, lessons)
+    if edited:
+        names = "\n  ".join(str(p.relative_to(root)) for p in edited)
+        raise EditedError(
+            f"these notebooks were changed since the last build, and building would "
+            f"overwrite the changes:\n  {names}\nKeep your work elsewhere (`stridegrad lab` "
+            f"and `stridegrad lessons DIR` make a copy of your own), or pass --force to "
+            f"overwrite them.")
+    manifest = read_manifest(root)
     written = []
-    for lesson in _targets(root, which):
+    for lesson in lessons:
         start = time.perf_counter()
         built = build_lesson(lesson, verify=verify)
-        for path, nb in ((lesson.lesson_path, built.student), (lesson.solution_path, built.solution),
-                         (lesson.packaged_path, built.student)):
+        for path, nb in zip(_outputs(lesson), (built.student, built.solution, built.student)):
             path.parent.mkdir(parents=True, exist_ok=True)
             text = notebook_text(nb)
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
                 written.append(path)
                 log(f"wrote {path.relative_to(root)}")
+            manifest[path.relative_to(root).as_posix()] = _sha256(text)
+        # after each lesson, so that an interrupted build leaves a true record
+        _write_manifest(root, manifest)
         log(f"built {lesson.stem} in {time.perf_counter() - start:.1f} s")
     return written
 
@@ -640,6 +708,7 @@ def check_drift(root: Path, which: list[str] | None = None,
     """Files that differ from what the sources would build (empty: no drift)."""
     drift = []
     lessons = _targets(root, which)
+    manifest = read_manifest(root)
     for lesson in lessons:
         built = build_lesson(lesson, verify=False)
         for path, nb, solution in ((lesson.lesson_path, built.student, False),
@@ -649,10 +718,14 @@ def check_drift(root: Path, which: list[str] | None = None,
             if not path.is_file():
                 drift.append(f"{rel} (missing)")
                 continue
+            text = path.read_text(encoding="utf-8")
             want = _comparable(notebook_text(nb), solution)
-            have = _comparable(path.read_text(encoding="utf-8"), solution)
+            have = _comparable(text, solution)
             if want != have:
                 drift.append(f"{rel} (differs from {lesson.source.relative_to(root)})")
+            elif manifest.get(Path(rel).as_posix()) != _sha256(text):
+                drift.append(f"{rel} (not what {MANIFEST.as_posix()} records: run "
+                             f"`stridegrad build {lesson.episode}`)")
         log(f"checked {lesson.stem}")
     if not which:  # notebooks whose source is gone
         stems = {l.stem for l in lessons}
