@@ -151,3 +151,46 @@ def test_check_finds_the_learners_notebook_by_episode(tmp_path, monkeypatch):
     assert find_notebook("01_flat_storage") == mine / "01_flat_storage.ipynb"
     (tmp_path / "01_flat_storage.ipynb").write_text("{}")  # the working directory comes first
     assert find_notebook("01").resolve() == (tmp_path / "01_flat_storage.ipynb").resolve()
+
+
+def test_a_learner_who_followed_the_readme_can_git_pull_and_keeps_their_work(tmp_path):
+    """Upstream changes a lesson the learner is working on; `git pull` is clean and the
+    next `stridegrad lab` keeps their answers and puts the new version beside them."""
+    import shutil
+    import subprocess
+
+    from .conftest import ROOT
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+
+    def git(cwd, *args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+    upstream = tmp_path / "upstream"
+    _course(upstream / "lessons", **{"00_welcome": "welcome v1", "01_flat": "flat v1"})
+    shutil.copyfile(ROOT / ".gitignore", upstream / ".gitignore")
+    git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-q", "-m", "v1")
+    learner = tmp_path / "learner"
+    git(tmp_path, "clone", "-q", str(upstream), str(learner))
+
+    def lab():  # what `stridegrad lab` does before it starts JupyterLab
+        return sync(sorted((learner / "lessons").glob("*.ipynb")), learner / "my-lessons", log=None)
+
+    lab()
+    (learner / "my-lessons" / "01_flat.ipynb").write_text("my answers")
+    assert git(learner, "status", "--porcelain") == ""  # the copy is invisible to git
+    _course(upstream / "lessons", **{"01_flat": "flat v2", "02_views": "views v1"})
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-q", "-m", "v2")
+    git(learner, "pull", "-q", "--ff-only")
+    report = lab()
+    mine = learner / "my-lessons"
+    assert (mine / "01_flat.ipynb").read_text() == "my answers"
+    assert (mine / "01_flat.updated.ipynb").read_text() == "flat v2"
+    assert (mine / "02_views.ipynb").read_text() == "views v1"
+    assert report.beside == [(mine / "01_flat.ipynb", mine / "01_flat.updated.ipynb")]
+    assert git(learner, "status", "--porcelain") == ""
