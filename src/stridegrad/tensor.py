@@ -944,52 +944,227 @@ def _make_node(cls, edges, xp, a, b, out, sa, sb):
 
 def _normalize_key(key: Any, shape: Shape) -> tuple:
     """Validate a basic index and make it a full tuple (ellipsis added, as the Array API wants)."""
+    out, consumed, has_ellipsis = _parse_key(key, shape, advanced=False)
+    if not has_ellipsis and consumed < len(shape):
+        out.append(Ellipsis)
+    return tuple(out)
+
+
+def _parse_key(key: Any, shape: Shape, advanced: bool) -> tuple[list, int, bool]:
+    """Check an index against ``shape``: its entries (ints made ints; with ``advanced``,
+    integer and boolean arrays made NumPy arrays), how many dimensions they index,
+    and whether there is an ellipsis. Out-of-bounds entries name index, dim and size.
+    """
     if not isinstance(key, tuple):
         key = (key,)
     ndim = len(shape)
-    out = []
-    n_real = 0
+    out: list[Any] = []
+    consumed = 0
     has_ellipsis = False
-    for k in key:
+    for pos, k in enumerate(key):
         if k is None or isinstance(k, slice):
-            if isinstance(k, slice):
-                n_real += 1
-            out.append(k)
+            consumed += k is not None
         elif k is Ellipsis:
             if has_ellipsis:
                 raise IndexError("an index can only have a single ellipsis ('...')")
             has_ellipsis = True
-            out.append(k)
-        elif isinstance(k, (bool, np.bool_)):
-            raise IndexError("boolean indices are not supported; only ints, slices, None and ...")
+        elif advanced and _is_array_index(k):
+            k = _host_index(k, pos)
+            consumed += k.ndim if k.dtype.kind == "b" else 1
         else:
             try:
+                if isinstance(k, (bool, np.bool_)):
+                    raise TypeError
                 k = operator.index(k)
             except TypeError:
                 raise IndexError(
-                    "only basic indexing is supported (ints, slices, None and ...); "
-                    f"got {type(k).__name__}"
+                    "indices are ints, slices, None, ..., or integer/boolean arrays; "
+                    f"entry {pos} is {type(k).__name__}"
                 ) from None
-            n_real += 1
-            out.append(k)
-    if n_real > ndim:
-        raise IndexError(f"too many indices for a tensor of shape {shape}: {n_real} given")
-    # bounds of int indices, each matched to its dimension
+            consumed += 1
+        out.append(k)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for a tensor of shape {shape}: {consumed} given")
     dim = 0
     for k in out:
         if k is None:
             continue
         if k is Ellipsis:
-            dim += ndim - n_real
-            continue
-        if not isinstance(k, slice):
-            size = shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-        dim += 1
-    if not has_ellipsis and n_real < ndim:
-        out.append(Ellipsis)
-    return tuple(out)
+            dim += ndim - consumed
+        elif isinstance(k, np.ndarray) and k.dtype.kind == "b":
+            part = shape[dim : dim + k.ndim]
+            if k.shape != part:
+                raise IndexError(
+                    f"boolean index of shape {k.shape} does not match the tensor's shape "
+                    f"{part} at dimension {dim} (tensor shape {shape})"
+                )
+            dim += k.ndim
+        else:
+            if not isinstance(k, slice) and np.size(k):
+                size = shape[dim]
+                lo, hi = int(np.min(k)), int(np.max(k))
+                if hi >= size or lo < -size:
+                    raise IndexError(
+                        f"index {hi if hi >= size else lo} is out of bounds for dimension "
+                        f"{dim} with size {size}"
+                    )
+            dim += 1
+    return out, consumed, has_ellipsis
+
+
+# --------------------------------------------------------------------------- integer-array indexing
+
+
+def _is_array_index(k: Any) -> bool:
+    """Whether one entry of an index key makes the key advanced (NumPy's rules)."""
+    if isinstance(k, (list, tuple, bool, np.bool_)):
+        return True
+    if isinstance(k, Tensor):
+        return k._data.ndim > 0 or _kind(k) == "b"
+    if isinstance(k, np.ndarray) or hasattr(k, "__array_namespace__"):
+        return k.ndim > 0 or "bool" in str(k.dtype)
+    return False
+
+
+def _has_array_index(key: Any) -> bool:
+    if isinstance(key, tuple):
+        return any(_is_array_index(k) for k in key)
+    return _is_array_index(key)
+
+
+def _host_index(k: Any, pos: int) -> np.ndarray:
+    """An array-like index entry as a NumPy int64 or bool array (indices are read on the host)."""
+    if isinstance(k, Tensor):
+        a = np.asarray(backend.to_numpy(k._data, k._device))
+    elif hasattr(k, "__array_namespace__") and not isinstance(k, np.ndarray):
+        a = np.asarray(backend._generic_to_host(k))
+    else:
+        try:
+            a = np.asarray(k)
+        except ValueError:
+            raise IndexError(f"index entry {pos} is a ragged sequence: {k!r}") from None
+    if a.dtype.kind == "b":
+        return a
+    if a.dtype.kind in "iu" or a.size == 0:  # [] indexes nothing, as in NumPy
+        return a.astype(np.int64, copy=False)
+    raise IndexError(
+        f"arrays used as indices must hold integers or booleans; index entry {pos} has "
+        f"dtype {a.dtype}"
+    )
+
+
+def _advanced_positions(key: Any, shape: Shape) -> np.ndarray:
+    """For ``x[key]`` with integer or boolean arrays in ``key``: the flat (row-major) position
+    in ``x`` of every element of the result, as an int64 array of the result's shape.
+
+    NumPy applies its own advanced-indexing rules (broadcasting of the index arrays,
+    where their dimensions go, masks) to stride-0 views of ``arange(n) * stride`` for
+    each dimension, so the work is proportional to the result, not to ``x``.
+    Bounds are checked first, so errors name the index, its dimension and the size.
+    """
+    ndim = len(shape)
+    host, _, _ = _parse_key(key, shape, advanced=True)
+    hkey = tuple(host)
+    if ndim == 0:
+        return np.zeros((), dtype=np.int64)[hkey]
+    pos_arr = None
+    stride = 1
+    for d in range(ndim - 1, -1, -1):
+        size = shape[d]
+        axis = np.arange(size, dtype=np.int64) * stride
+        grid = np.broadcast_to(axis.reshape((1,) * d + (size,) + (1,) * (ndim - d - 1)), shape)
+        part = grid[hkey]
+        pos_arr = part if pos_arr is None else pos_arr + part
+        stride *= size
+    return pos_arr
+
+
+def _segment_plan(pos: np.ndarray, n: int, device: str) -> tuple[list, Any]:
+    """Gathers that add up the gradient entries landing on one position, for namespaces
+    without a scatter-add (standard ``take``, ``reshape`` and ``sum`` only, exact sums).
+
+    Positions are grouped by how often they occur, rounded up to a power of two ``w``;
+    each group is one ``(positions, w)`` matrix of gathered entries (padded with a
+    zero slot), summed along its rows, so the work stays below ``2 * pos.size + n``.
+    Returns ``[(device index, rows, w), ...]`` and the device index that places each
+    row sum (or the zero slot) at its position in the result.
+    """
+    m = pos.size
+    order = np.argsort(pos, kind="stable")
+    uniq, start, counts = np.unique(pos[order], return_index=True, return_counts=True)
+    width = np.ones_like(counts)
+    while np.any(width < counts):
+        width = np.where(width < counts, width * 2, width)
+    groups = []
+    row_of = np.empty(len(uniq), dtype=np.int64)
+    rows = 0
+    for w in np.unique(width):
+        sel = np.nonzero(width == w)[0]
+        j = np.arange(w)
+        cols = start[sel][:, None] + j[None, :]
+        src = np.where(j[None, :] < counts[sel][:, None], order[np.minimum(cols, m - 1)], m)
+        groups.append((backend.from_numpy(src.reshape(-1), device), len(sel), int(w)))
+        row_of[sel] = rows + np.arange(len(sel))
+        rows += len(sel)
+    final = np.full(n, rows, dtype=np.int64)  # 'rows' is the zero slot after all row sums
+    final[uniq] = row_of
+    return groups, backend.from_numpy(final, device)
+
+
+def _scatter_add(xp: ModuleType, g: Any, node: IndexBackward) -> Any:
+    """``z = zeros(n); z[pos] += g`` with repeated positions adding up (1-D ``g``)."""
+    n = node.n
+    if isinstance(g, np.ndarray):
+        z = np.zeros(n, dtype=g.dtype)
+        np.add.at(z, node.pos, g)
+        return z
+    if type(g).__module__.startswith("cupy"):
+        import cupy
+        import cupyx
+
+        z = cupy.zeros(n, dtype=g.dtype)
+        cupyx.scatter_add(z, node.index, g)
+        return z
+    if node.plan is None:
+        node.plan = _segment_plan(node.pos, n, node.device)
+    groups, final = node.plan
+    zero = xp.zeros((1,), dtype=g.dtype)
+    ext = xp.concat([g, zero])
+    sums = [xp.sum(xp.reshape(xp.take(ext, src), (rows, w)), axis=1) for src, rows, w in groups]
+    return xp.take(xp.concat([*sums, zero]), final)
+
+
+class IndexBackward(Node):
+    """Integer-array indexing: the gradient is scattered back, repeated indices adding up."""
+
+    __slots__ = ("device", "index", "n", "plan", "pos", "shape", "xp")
+
+    def __init__(self, edges, xp, shape, pos, index, device):
+        self._edges = edges
+        self._released = False
+        self.xp, self.shape, self.pos, self.index, self.device = xp, shape, pos, index, device
+        self.n = math.prod(shape)
+        self.plan = None
+
+    def apply(self, g):
+        xp = self.xp
+        z = _scatter_add(xp, xp.reshape(g, (-1,)), self)
+        return (xp.reshape(z, self.shape),)
+
+
+def _index_advanced(x: Tensor, key: Any) -> Tensor:
+    """``x[key]`` with integer or boolean arrays: one ``take`` from the flattened data."""
+    shape = x.shape
+    pos = _advanced_positions(key, shape)
+    xp = x._xp
+    flat_pos = pos.reshape(-1)
+    index = backend.from_numpy(flat_pos, x._device)
+    flat = xp.reshape(x._data, (math.prod(shape),))
+    out = xp.reshape(xp.take(flat, index, axis=0), pos.shape)
+    node = None
+    if _grad_enabled and x._requires_grad:
+        node = IndexBackward((_edge(x),), xp, shape, flat_pos, index, x._device)
+    return _wrap(out, x._device, xp, node)
 
 
 # --------------------------------------------------------------------------- Tensor
@@ -1418,6 +1593,11 @@ class Tensor:
                 "in-place assignment into a tensor that requires grad is not supported; "
                 "use no_grad() or build a new tensor"
             )
+        if _has_array_index(key):
+            raise IndexError(
+                "assignment supports basic indexing only (ints, slices, None and ...), "
+                "not integer or boolean arrays; build a new tensor instead"
+            )
         key = _normalize_key(key, self.shape)
         if isinstance(value, Tensor):
             if value._device != self._device:
@@ -1704,7 +1884,14 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def __getitem__(self, key: Any) -> Tensor:
-        """Basic indexing (ints, slices with steps, None, ...); backward scatters into zeros."""
+        """NumPy indexing: ints, slices with steps, None, ``...``, and integer or boolean
+        arrays (lists, Tensors, NumPy arrays) by NumPy's advanced-indexing rules.
+
+        Basic indexing returns a view; integer arrays gather a copy, and their backward
+        adds up the gradient of repeated indices (a scatter-add).
+        """
+        if _has_array_index(key):
+            return _index_advanced(self, key)
         shape = self.shape
         key = _normalize_key(key, shape)
         out = self._data[key]

@@ -164,8 +164,8 @@ def test_shape_op_errors(device):
         a[0, 5]
     with pytest.raises(IndexError, match="too many indices"):
         a[0, 0, 0]
-    with pytest.raises(IndexError, match="basic indexing"):
-        a[[0, 1]]
+    with pytest.raises(IndexError, match="index 2 is out of bounds for dimension 0 with size 2"):
+        a[[0, 2]]
     with pytest.raises(TypeError, match="axis=.*dim="):
         a.sum(axis=0, dim=0)
     with pytest.raises(TypeError, match="floating"):
