@@ -1,21 +1,30 @@
 """Run one notebook's code and its checkpoint, in a process of its own.
 
-``python -m stridegrad.course._worker NOTEBOOK RESULT --episode NN [...]``
+``python -m stridegrad.course._worker --episode NN [--memory MB] [...]``
 
 Used by ``stridegrad grade`` and ``stridegrad check``: the parent starts one
-worker per notebook with a wall-clock timeout, and this process limits its own
-address space (``RLIMIT_AS``) before touching the notebook. Code cells run in
-order in an in-process IPython shell (magics, ``display`` and ``__main__``
-semantics as in a kernel, without a kernel's start-up cost and ZeroMQ
-sockets); a cell that raises, or runs past the per-cell limit, is skipped like
-an error in JupyterLab's Run All, and the next cell runs. Then the checkpoint
-runs on the notebook's globals and the result is written to RESULT as JSON.
-No RESULT file means the process died (crash, out of memory, killed).
+worker per notebook (in the grader's sandbox, :mod:`stridegrad.course.sandbox`,
+or without one) with a wall-clock timeout. Everything the worker needs comes
+on stdin, as one JSON line read before any notebook code runs: the one-time
+token, the notebook's name and bytes, and the instructor's hidden tests (their
+source, never a file the notebook could open). The worker writes the notebook
+into its working folder, limits its own address space, file size, open files
+and (in the sandbox) processes, and closes stdin.
+
+Code cells run in order in an in-process IPython shell (magics, ``display`` and
+``__main__`` semantics as in a kernel, without a kernel's start-up cost and
+ZeroMQ sockets); a cell that raises, or runs past the per-cell limit, is
+skipped like an error in JupyterLab's Run All, and the next cell runs. Then the
+checkpoint runs on the notebook's globals and the result, with the token, is
+written as the last line of the worker's *original* stdout: the notebook's own
+prints go to /dev/null. No result line means the process died (crash, out of
+memory, killed).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -23,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["NotebookError", "main", "read_code_cells"]
+__all__ = ["NotebookError", "main", "parse_code_cells", "read_code_cells"]
 
 
 class NotebookError(Exception):
@@ -40,17 +49,22 @@ def read_code_cells(path: Path) -> list[str]:
         raw = path.read_bytes()
     except OSError as exc:
         raise NotebookError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    return parse_code_cells(raw, path.name)
+
+
+def parse_code_cells(raw: bytes, name: str) -> list[str]:
+    """The code cells' sources of the nbformat 4 notebook ``raw`` (the file ``name``)."""
     try:
         nb = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise NotebookError(f"{path.name} is not UTF-8 text") from None
+        raise NotebookError(f"{name} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise NotebookError(f"{path.name} is not valid JSON (line {exc.lineno}, column "
+        raise NotebookError(f"{name} is not valid JSON (line {exc.lineno}, column "
                             f"{exc.colno}: {exc.msg})") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise NotebookError(f"{path.name} is JSON but not a Jupyter notebook (no 'cells' list)")
+        raise NotebookError(f"{name} is JSON but not a Jupyter notebook (no 'cells' list)")
     if nb.get("nbformat") != 4:
-        raise NotebookError(f"{path.name} has nbformat {nb.get('nbformat')!r}; save it with "
+        raise NotebookError(f"{name} has nbformat {nb.get('nbformat')!r}; save it with "
                             "JupyterLab (nbformat 4)")
     sources = []
     for cell in nb["cells"]:
@@ -60,16 +74,23 @@ def read_code_cells(path: Path) -> list[str]:
     return sources
 
 
-def _limit_memory(megabytes: int | None) -> str:
-    if not megabytes:
-        return "no memory limit"
+def _limit(memory: int | None, processes: int | None, file_size: int | None,
+           open_files: int | None) -> str:
+    """Set this process's resource limits (inherited by anything it starts); a note."""
     try:
         import resource
     except ImportError:  # Windows
-        return "no memory limit (the resource module is missing on this platform)"
-    limit = megabytes * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    return f"memory limited to {megabytes} MB"
+        return "no limits (the resource module is missing on this platform)"
+    notes = []
+    for rlimit, value, scale, what in (
+            ("RLIMIT_NPROC", processes, 1, "processes"),
+            ("RLIMIT_FSIZE", file_size, 1024 * 1024, "MB per file"),
+            ("RLIMIT_NOFILE", open_files, 1, "open files"),
+            ("RLIMIT_AS", memory, 1024 * 1024, "MB of memory")):
+        if value:
+            resource.setrlimit(getattr(resource, rlimit), (value * scale, value * scale))
+            notes.append(f"{value} {what}")
+    return "limited to " + ", ".join(notes) if notes else "no limits"
 
 
 class _Runner:
@@ -124,16 +145,47 @@ def _disarm():
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
-def _read_token() -> str:
-    """The parent's one-time token, read from stdin before any notebook code runs.
-
-    The result file carries it back, so a notebook that writes a result file of its
-    own (and then exits) cannot pass it off as the grader's. stdin is closed after.
-    """
-    token = sys.stdin.readline().strip()
+def _read_message() -> dict:
+    """The parent's one JSON line on stdin, read before any notebook code runs; stdin
+    is closed after. It carries the one-time token (the result line carries it back,
+    so a notebook that prints a result of its own cannot pass it off as the grader's),
+    the notebook and the hidden tests."""
+    line = sys.stdin.buffer.readline()
     sys.stdin.close()
     sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
-    return token
+    message = json.loads(line)
+    if not isinstance(message, dict) or not isinstance(message.get("token"), str):
+        raise SystemExit("stridegrad worker: stdin must start with the grader's JSON message")
+    return message
+
+
+def _take_stdout() -> int:
+    """A private copy of stdout for the result; fd 1 itself then goes to /dev/null."""
+    sys.stdout.flush()
+    result_fd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    return result_fd
+
+
+def _load_hidden(extra: dict | None, checkpoint):
+    """Add the instructor's tests, sent as source: written to a private file only for
+    the time it takes to import them, then removed before the notebook runs."""
+    if not extra:
+        return checkpoint
+    import shutil
+    import tempfile
+
+    from stridegrad.course.checks import load_checkpoint_file
+
+    folder = tempfile.mkdtemp(prefix=".hidden-")
+    try:
+        path = Path(folder) / Path(extra["name"]).name
+        path.write_text(extra["source"], encoding="utf-8")
+        return checkpoint.extend(load_checkpoint_file(path))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _callables(owner) -> dict:
@@ -172,39 +224,38 @@ def _tampered(snap: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m stridegrad.course._worker")
-    p.add_argument("notebook", type=Path)
-    p.add_argument("result", type=Path)
     p.add_argument("--episode", required=True)
-    p.add_argument("--extra-tests", type=Path)
     p.add_argument("--memory", type=int, default=None, help="address-space limit in MB")
+    p.add_argument("--processes", type=int, default=None,
+                   help="RLIMIT_NPROC (only in the sandbox: it counts per user namespace)")
+    p.add_argument("--file-size", type=int, default=None, help="largest file it may write, MB")
+    p.add_argument("--open-files", type=int, default=None)
     p.add_argument("--cell-timeout", type=float, default=None)
     p.add_argument("--test-timeout", type=float, default=10.0)
-    p.add_argument("--token-stdin", action="store_true",
-                   help="read a one-time token from stdin and put it in the result")
     args = p.parse_args(argv)
     started = time.monotonic()
-    token = _read_token() if args.token_stdin else None
+    message = _read_message()
+    token = message["token"]
+    result_fd = _take_stdout()
 
     def write(payload: dict) -> int:
         payload["seconds"] = round(time.monotonic() - started, 3)
-        if token is not None:
-            payload["token"] = token
-        tmp = args.result.with_suffix(".partial")
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(tmp, args.result)
-        return 0
+        payload["token"] = token
+        os.write(result_fd, b"\n" + json.dumps(payload).encode() + b"\n")
+        sys.stderr.flush()
+        os._exit(0)  # no atexit handler of the notebook's may write after the result
 
-    from stridegrad.course.checks import load_checkpoint, load_checkpoint_file, run_checkpoint
+    from stridegrad.course.checks import load_checkpoint, run_checkpoint
 
-    checkpoint = load_checkpoint(args.episode)
-    if args.extra_tests:
-        checkpoint = checkpoint.extend(load_checkpoint_file(args.extra_tests))
-    memory_note = _limit_memory(args.memory)
-
+    checkpoint = _load_hidden(message.get("extra_tests"), load_checkpoint(args.episode))
+    name = Path(str(message.get("name") or "notebook.ipynb")).name
+    raw = base64.b64decode(message.get("notebook", ""))
+    limits = _limit(args.memory, args.processes, args.file_size, args.open_files)
     try:
-        cells = read_code_cells(args.notebook)
-    except NotebookError as exc:
-        return write({"status": "invalid-notebook", "message": str(exc), "memory": memory_note})
+        Path(name).write_bytes(raw)  # the notebook's own copy, in its working folder
+        cells = parse_code_cells(raw, name)
+    except (NotebookError, OSError) as exc:
+        return write({"status": "invalid-notebook", "message": str(exc), "limits": limits})
 
     runner = _Runner()
     snapshot = _snapshot()
@@ -229,11 +280,11 @@ def main(argv: list[str] | None = None) -> int:
                                                  require_local=True, timeout=args.test_timeout)
     changed = changed or _tampered(snapshot)
     if changed:
-        return write({"status": "tampered", "memory": memory_note,
+        return write({"status": "tampered", "limits": limits,
                       "message": "the notebook replaced parts of the grader or of Python "
                                  f"itself ({', '.join(changed[:5])}); no points"})
     return write({"status": "graded", "code_cells": len(cells), "cell_errors": errors,
-                  "memory": memory_note, "result": result.to_dict()})
+                  "limits": limits, "result": result.to_dict()})
 
 
 if __name__ == "__main__":

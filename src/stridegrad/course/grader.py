@@ -3,37 +3,45 @@
 Layout (nbgrader's): ``SUBMITTED/<student>/<assignment>/<assignment>.ipynb``,
 where the assignment is the lesson's stem (``01_flat_storage``).
 
-Every notebook is untrusted. It is copied into a temporary folder (the
-submission itself is only read) and run by ``python -m
-stridegrad.course._worker`` in a process of its own, in its own process group,
-with a wall-clock timeout and an address-space limit. Whatever a notebook
-does (hang, crash, exhaust memory, fail to parse) costs its own points only,
-and the batch goes on. Two integrity checks catch the obvious cheats: the
-result must carry a one-time token the parent hands the worker on stdin (a
-notebook that writes its own result file gets status "tampered"), and the
-worker compares every function and class of stridegrad (and of a few standard
-modules) with a snapshot taken before the notebook ran (a notebook that
-patches ``expect`` gets "tampered" too). This is robustness, not a security
-sandbox: code running in the worker can still read files, use the network or
-dig the token out of memory; grade hostile submissions in a container.
+Every notebook is untrusted. Each runs in a sandbox of its own
+(:mod:`stridegrad.course.sandbox`: unprivileged Linux namespaces, with
+bubblewrap or ``unshare``) that shows it only its own copy and the Python
+installation, read-only, with no network, and limits its processes, file sizes,
+open files and private ``/tmp``. The notebook and the hidden tests reach the
+worker (``python -m stridegrad.course._worker``) on its stdin, never as a file.
+Each worker has a wall-clock timeout and an address-space limit, so whatever a
+notebook does (hang, crash, exhaust memory, fail to parse, attack) costs its
+own points only, and the batch goes on. Where no sandbox can start, grading
+refuses unless ``sandbox=False`` (``--no-sandbox``), which the summary and
+every CSV row then state.
 
-Outputs: ``OUT/grades.csv`` (``student, assignment, test, points, max_points,
-status, message``, one row per student per test) and
+Two integrity checks catch the cheats that remain possible inside the
+sandbox: the result must carry a one-time token the parent hands the worker on
+stdin (a notebook that prints a result of its own gets status "tampered"), and
+the worker compares every function and class of stridegrad (and of a few
+standard modules) with a snapshot taken before the notebook ran (a notebook
+that patches ``expect`` gets "tampered" too). Code that digs the token or the
+hidden tests out of its own process's memory is not stopped (see the README's
+threat model).
+
+Outputs: ``OUT/grades.csv`` (:data:`CSV_COLUMNS`, one row per student per
+test), ``OUT/totals.csv`` (:data:`TOTALS_COLUMNS`, one row per student) and
 ``OUT/feedback/<student>/<assignment>.html``.
 """
 
 from __future__ import annotations
 
+import base64
 import csv
 import html
 import json
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -47,9 +55,18 @@ from stridegrad.course.checks import (
     load_checkpoint_file,
 )
 from stridegrad.course.report import rows_html
+from stridegrad.course.sandbox import (
+    Limits,
+    Sandbox,
+    SandboxUnavailable,
+    find,
+    process_limit,
+    sandbox_env,
+)
 
 __all__ = [
     "CSV_COLUMNS",
+    "TOTALS_COLUMNS",
     "NOTEBOOK_STATUSES",
     "GradeError",
     "StudentGrade",
@@ -57,7 +74,10 @@ __all__ = [
     "run_notebook",
 ]
 
-CSV_COLUMNS = ("student", "assignment", "test", "points", "max_points", "status", "message")
+CSV_COLUMNS = ("student", "assignment", "test", "points", "max_points", "status", "message",
+               "sandbox")
+DEFAULT_LIMITS = Limits()
+TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "status", "sandbox")
 
 #: Statuses of a whole notebook that could not be graded (its rows all get them).
 NOTEBOOK_STATUSES = {
@@ -116,66 +136,112 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
-                 memory: int | None = 2048, extra_tests: Path | None = None) -> dict:
-    """Run a copy of ``notebook`` and its checkpoint in a worker process.
+#: The most of the worker's stdout the grader keeps (a notebook may flood it).
+_RESULT_BYTES = 16 * 1024 * 1024
 
+
+def _talk(proc: subprocess.Popen, message: bytes, timeout: float) -> tuple[int | None, bytes]:
+    """Send ``message`` on the worker's stdin and collect its stdout, both in threads,
+    while waiting at most ``timeout`` seconds; (exit code or None on timeout, stdout)."""
+    chunks: list[bytes] = []
+
+    def send():
+        try:
+            proc.stdin.write(message)
+            proc.stdin.close()
+        except OSError:
+            pass  # the worker died at once; its exit status says why
+
+    def collect():
+        kept = 0
+        while block := proc.stdout.read1(65536):
+            if kept < _RESULT_BYTES:
+                chunks.append(block)
+                kept += len(block)
+
+    threads = [threading.Thread(target=send, daemon=True),
+               threading.Thread(target=collect, daemon=True)]
+    for t in threads:
+        t.start()
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        code = None
+    # a process the notebook left behind outside a sandbox may hold stdout open
+    threads[1].join(timeout=5)
+    return code, b"".join(chunks)
+
+
+def _last_json(data: bytes):
+    line = next((ln for ln in reversed(data.splitlines()) if ln.strip()), b"")
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
+                 memory: int | None = 2048, extra_tests: Path | None = None,
+                 cell_timeout: float | None = None, sandbox: Sandbox | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> dict:
+    """Run ``notebook`` and its checkpoint in a worker process, in ``sandbox`` if given.
+
+    The notebook and the hidden tests reach the worker on its stdin only.
     Returns the worker's JSON (``status == "graded"`` with a ``result``), or a
     dict with ``status`` in :data:`NOTEBOOK_STATUSES` and a ``message``.
     """
     # soft limits inside the worker leave time for the checkpoint after a stuck cell
-    cell_timeout = max(1.0, timeout * 0.5)
+    if cell_timeout is None:
+        cell_timeout = max(1.0, timeout * 0.5)
     test_timeout = max(0.5, min(10.0, timeout / 10))
+    try:
+        raw = Path(notebook).read_bytes()
+    except OSError as exc:
+        return {"status": "invalid-notebook", "message": f"cannot read the notebook: {exc}"}
+    token = secrets.token_hex(16)
+    message = {"token": token, "name": Path(notebook).name,
+               "notebook": base64.b64encode(raw).decode("ascii"), "extra_tests": None}
+    if extra_tests:
+        message["extra_tests"] = {"name": Path(extra_tests).name,
+                                  "source": Path(extra_tests).read_text(encoding="utf-8")}
+    cmd = [sys.executable, "-m", "stridegrad.course._worker", "--episode", episode,
+           "--cell-timeout", f"{cell_timeout:g}", "--test-timeout", f"{test_timeout:g}",
+           "--file-size", str(limits.file_size_mb), "--open-files", str(limits.open_files)]
+    if memory:
+        cmd += ["--memory", str(memory)]
     with tempfile.TemporaryDirectory(prefix="stridegrad-grade-") as tmp:
         work = Path(tmp)
-        copy = work / notebook.name
-        try:
-            shutil.copyfile(notebook, copy)
-        except OSError as exc:
-            return {"status": "invalid-notebook", "message": f"cannot read the notebook: {exc}"}
-        result_path = work / "result.json"
-        env = _worker_env()
-        env["IPYTHONDIR"] = str(work / ".ipython")
-        cmd = [sys.executable, "-m", "stridegrad.course._worker", str(copy), str(result_path),
-               "--episode", episode, "--cell-timeout", f"{cell_timeout:g}",
-               "--test-timeout", f"{test_timeout:g}", "--token-stdin"]
-        token = secrets.token_hex(16)
-        if memory:
-            cmd += ["--memory", str(memory)]
-        if extra_tests:
-            cmd += ["--extra-tests", str(Path(extra_tests).resolve())]
+        if sandbox is not None:
+            cmd += ["--processes", str(process_limit(limits.processes))]
+            (work / "root").mkdir()
+            cmd, env = sandbox.command(cmd, work / "root", limits.disk_mb), sandbox_env()
+        else:
+            env = _worker_env()
+            env["IPYTHONDIR"] = str(work / ".ipython")
         stderr_path = work / "stderr.txt"
         start = time.monotonic()
         with open(stderr_path, "wb") as stderr:
             proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=stderr,
+                                    stdout=subprocess.PIPE, stderr=stderr,
                                     start_new_session=hasattr(os, "killpg"))
-            try:
-                proc.stdin.write(f"{token}\n".encode())
-                proc.stdin.close()
-            except OSError:
-                pass  # the worker died at once; its exit status says why
-            try:
-                code = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill(proc)
-                return {"status": "notebook-timeout", "seconds": round(time.monotonic() - start, 3),
-                        "message": f"the notebook did not finish within {timeout:g} s "
-                                   "(an endless loop, or a very slow cell?)"}
+            code, out = _talk(proc, (json.dumps(message) + "\n").encode(), timeout)
         seconds = round(time.monotonic() - start, 3)
-        if result_path.is_file():
-            try:
-                result = json.loads(result_path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
-                result = None  # a notebook that scribbled over the result: treat as a crash
-            if isinstance(result, dict) and result.get("token") == token:
-                return result
-            if result is not None:
-                return {"status": "tampered", "seconds": seconds,
-                        "message": "the result file was not written by the grader "
-                                   "(the notebook wrote one of its own?); no points"}
+        if code is None:
+            return {"status": "notebook-timeout", "seconds": seconds,
+                    "message": f"the notebook did not finish within {timeout:g} s "
+                               "(an endless loop, or a very slow cell?)"}
+        result = _last_json(out)
+        if isinstance(result, dict) and result.get("token") == token:
+            return result
+        if result is not None:
+            return {"status": "tampered", "seconds": seconds,
+                    "message": "the result was not written by the grader "
+                               "(the notebook wrote one of its own?); no points"}
         tail = stderr_path.read_bytes()[-4000:].decode("utf-8", "replace")
         last = next((line for line in reversed(tail.strip().splitlines()) if line.strip()), "")
+        if sandbox is not None and sandbox.launcher == "bwrap" and code > 128:
+            code = 128 - code  # bwrap reports a child killed by signal N as 128 + N
         if "MemoryError" in tail or code == -getattr(signal, "SIGKILL", 9):
             return {"status": "out-of-memory", "seconds": seconds,
                     "message": f"the notebook ran out of memory (limit {memory} MB)"
@@ -190,8 +256,7 @@ def _rows_for_failure(checkpoint: Checkpoint, status: str, message: str) -> list
                 hidden=t.hidden) for t in checkpoint.tests]
 
 
-def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint, *, timeout, memory,
-               extra_tests) -> StudentGrade:
+def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint, **run) -> StudentGrade:
     student = student_dir.name
     expected = student_dir / assignment / f"{assignment}.ipynb"
     if not expected.is_file():
@@ -202,8 +267,7 @@ def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint, *, ti
                       "" if folder.is_dir() else f" (no folder {assignment}/)"))
         return StudentGrade(student, assignment, "no-notebook", message,
                             _rows_for_failure(checkpoint, "no-notebook", message))
-    out = run_notebook(expected, checkpoint.episode, timeout=timeout, memory=memory,
-                       extra_tests=extra_tests)
+    out = run_notebook(expected, checkpoint.episode, **run)
     if out["status"] != "graded":
         return StudentGrade(student, assignment, out["status"], out["message"],
                             _rows_for_failure(checkpoint, out["status"], out["message"]),
@@ -242,23 +306,65 @@ def _feedback_html(g: StudentGrade) -> str:
 """
 
 
-def _discover(submitted: Path) -> list[Path]:
+def _discover(submitted: Path, assignment: str) -> list[Path]:
+    layout = f"{submitted}/<student>/{assignment}/{assignment}.ipynb"
     if not submitted.is_dir():
-        raise GradeError(f"no folder {submitted} (expected SUBMITTED/<student>/<assignment>/"
-                         "<assignment>.ipynb)")
+        raise GradeError(f"no folder {submitted} (expected {layout})")
     students = sorted(p for p in submitted.iterdir()
                       if p.is_dir() and not p.name.startswith("."))
     if not students:
-        raise GradeError(f"{submitted} has no student folders")
+        raise GradeError(f"{submitted} has no student folders (expected {layout})")
+    if not any((s / assignment / f"{assignment}.ipynb").is_file() for s in students):
+        found = sorted(str(p.relative_to(submitted)) for p in submitted.glob("*/**/*.ipynb"))
+        raise GradeError(
+            f"none of the {len(students)} student folders in {submitted} has "
+            f"{assignment}/{assignment}.ipynb (looked for {layout}; "
+            + (f"found {', '.join(found[:5])}{', ...' if len(found) > 5 else ''}"
+               if found else "found no notebook at all") + "): wrong folder or wrong --lesson?")
     return students
+
+
+def _sandbox_for(sandbox: bool | str) -> Sandbox | None:
+    if sandbox is False:
+        return None
+    try:
+        return find(None if sandbox is True else sandbox)
+    except (SandboxUnavailable, ValueError) as exc:
+        raise GradeError(f"the sandbox cannot start here: {exc}. Grade on a Linux machine "
+                         "that allows unprivileged user namespaces (`stridegrad doctor` says "
+                         "whether this one does), or pass --no-sandbox to run every notebook "
+                         "with your own rights (only for code you trust)") from None
+
+
+def _write_csvs(out: Path, grades: list[StudentGrade], mode: str) -> None:
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(CSV_COLUMNS)
+        for g in grades:
+            for r in g.rows:
+                writer.writerow([g.student, g.assignment, r.test, r.points, r.max_points,
+                                 r.status, _csv_message(r), mode])
+    with open(out / "totals.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(TOTALS_COLUMNS)
+        for g in grades:
+            writer.writerow([g.student, g.assignment, g.points, g.max_points, g.status, mode])
 
 
 def grade(submitted: Path, episode: str, out: Path, *, timeout: float = 120.0,
           memory: int | None = 2048, jobs: int = 1, extra_tests: Path | None = None,
-          log: Callable[[str], None] = print) -> list[StudentGrade]:
-    """Grade every student's notebook of one lesson; write the CSV and feedback files."""
+          cell_timeout: float | None = None, sandbox: bool | str = True,
+          limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print) -> list[StudentGrade]:
+    """Grade every student's notebook of one lesson; write the CSVs and feedback files.
+
+    ``sandbox``: True (the default) runs each notebook in the first sandbox that
+    works here and refuses to grade if none does; ``"bwrap"`` or ``"unshare"``
+    picks one; False runs the notebooks with the caller's rights, and says so.
+    """
     if timeout <= 0:
         raise GradeError(f"--timeout must be positive, got {timeout}")
+    if cell_timeout is not None and cell_timeout <= 0:
+        raise GradeError(f"--cell-timeout must be positive, got {cell_timeout}")
     if jobs < 1:
         raise GradeError(f"--jobs must be at least 1, got {jobs}")
     if memory is not None and memory < 64:
@@ -270,38 +376,38 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = 120.0,
     except Exception as exc:
         raise GradeError(str(exc)) from None
     assignment = checkpoint.lesson
-    students = _discover(Path(submitted))
+    students = _discover(Path(submitted), assignment)
+    box = _sandbox_for(sandbox)
+    mode = box.launcher if box else "off"
     try:
         (out / "feedback").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GradeError(f"cannot write to {out}: {exc}") from None
 
     start = time.monotonic()
+    run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
+           "cell_timeout": cell_timeout, "sandbox": box, "limits": limits}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        grades = list(pool.map(
-            lambda d: _grade_one(d, assignment, checkpoint, timeout=timeout, memory=memory,
-                                 extra_tests=extra_tests), students))
+        grades = list(pool.map(lambda d: _grade_one(d, assignment, checkpoint, **run), students))
     elapsed = time.monotonic() - start
 
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(CSV_COLUMNS)
-        for g in grades:
-            for r in g.rows:
-                writer.writerow([g.student, g.assignment, r.test, r.points, r.max_points,
-                                 r.status, _csv_message(r)])
+    _write_csvs(out, grades, mode)
     for g in grades:
         folder = out / "feedback" / g.student
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{g.assignment}.html").write_text(_feedback_html(g), encoding="utf-8")
 
+    unsafe = "" if box else "  [no sandbox]"
     width = max(len("student"), *(len(g.student) for g in grades))
     log(f"{'student'.ljust(width)}  {'points':>9}  {'notebook':<16}  notes")
     for g in grades:
         score = f"{g.points}/{g.max_points}"
         note = g.message if g.status != "graded" or g.cell_errors else ""
-        log(f"{g.student.ljust(width)}  {score:>9}  {g.status:<16}  {note}")
+        log(f"{g.student.ljust(width)}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
+    log(f"sandbox: {box.launcher} (namespaces: user, mount, pid, net, ipc; "
+        f"{limits.processes} processes, {limits.disk_mb} MB of /tmp)" if box else
+        "sandbox: OFF (--no-sandbox): every notebook ran with your rights")
     log(f"graded {len(grades)} notebook{'s' if len(grades) != 1 else ''} of {assignment} in "
-        f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}); wrote {out / 'grades.csv'} "
-        f"and {out / 'feedback'}/")
+        f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}); wrote {out / 'grades.csv'}, "
+        f"{out / 'totals.csv'} and {out / 'feedback'}/")
     return grades

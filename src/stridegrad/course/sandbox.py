@@ -1,0 +1,255 @@
+"""A sandbox for one graded notebook, made of unprivileged Linux namespaces.
+
+Each notebook's worker runs in new user, mount, pid, network, ipc and uts
+namespaces, with bubblewrap (``bwrap``) when it is installed and works, else
+with util-linux ``unshare`` and :mod:`stridegrad.course._sandbox_init`, a
+small launcher of our own. Neither needs root. Inside, the notebook sees:
+
+- ``/usr``, ``/lib*``, ``/bin``, ``/sbin``, a few files of ``/etc``, the Python
+  installation and the stridegrad package, all read-only;
+- its own ``/tmp``, a private tmpfs of :attr:`Limits.disk_mb` megabytes and its
+  working folder, which holds its copy of the notebook;
+- a new ``/proc`` that lists only the sandbox's processes, and ``/dev/null``,
+  ``zero``, ``full``, ``random`` and ``urandom``;
+- no network device but a loopback that is down: no connection anywhere, not
+  even to 127.0.0.1;
+
+and nothing else: no other submission, no working copy of the grader, no
+hidden tests, no output folder, no home folder, no other file of ``/tmp``. The
+notebook runs as uid 1000 of a user namespace of its own, with no capability,
+``no_new_privs``, and no way to make another user namespace.
+
+The worker then limits itself (:mod:`stridegrad.course._worker`): address
+space, file size, open files and at most :attr:`Limits.processes` processes.
+``RLIMIT_NPROC`` counts the processes of a uid *per user namespace* since
+Linux 5.14, so in a fresh user namespace it counts the sandbox's processes
+only, whichever user runs the grader; older kernels count all the user's
+processes, and :func:`process_limit` adds those already running.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import re
+import shutil
+import site
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["LAUNCHERS", "Limits", "Sandbox", "SandboxUnavailable", "find", "process_limit",
+           "sandbox_env", "verdict"]
+
+LAUNCHERS = ("bwrap", "unshare")
+_INIT = Path(__file__).with_name("_sandbox_init.py")
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot start on this machine (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one sandboxed notebook may use besides time and memory."""
+
+    disk_mb: int = 256        # its private /tmp (a tmpfs: this is memory too)
+    processes: int = 64       # processes and threads, the worker included
+    file_size_mb: int = 128   # largest file it may write
+    open_files: int = 256
+
+
+def _kernel() -> tuple[int, int]:
+    m = re.match(r"(\d+)\.(\d+)", platform.release())
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def process_limit(processes: int) -> int:
+    """The ``RLIMIT_NPROC`` that lets a sandbox start ``processes`` processes.
+
+    Linux 5.14 and later count a uid's processes per user namespace: the sandbox's
+    own namespace starts empty. Older kernels count all the user's processes, so
+    those running now are added (the sandbox can still start only ``processes``).
+    """
+    if _kernel() >= (5, 14):
+        return processes
+    uid, mine = os.getuid(), 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                mine += entry.stat().st_uid == uid
+            except OSError:
+                pass
+    return processes + mine
+
+
+def _python_paths() -> list[str]:
+    """Folders the worker's Python needs: installation, site-packages, the package."""
+    import stridegrad
+
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             str(Path(sys.executable).resolve().parent.parent),
+             str(Path(stridegrad.__file__).resolve().parent.parent), *site.getsitepackages()}
+    for folder in site.getsitepackages():  # editable installs put their paths in .pth files
+        for pth in Path(folder).glob("*.pth"):
+            try:
+                lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            paths.update(line.strip() for line in lines
+                         if line.strip().startswith("/") and Path(line.strip()).is_dir())
+    resolved = sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)}, key=len)
+    keep: list[str] = []
+    for p in resolved:
+        if p != "/" and not any(p == k or p.startswith(k + "/") for k in keep):
+            keep.append(p)
+    return keep
+
+
+def sandbox_env() -> dict:
+    """The worker's whole environment inside the sandbox (nothing of the grader's)."""
+    import stridegrad
+
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+        "PYTHONPATH": str(Path(stridegrad.__file__).resolve().parent.parent),
+        "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+        "IPYTHONDIR": "/tmp/.ipython", "MPLCONFIGDIR": "/tmp/.matplotlib", "MPLBACKEND": "Agg",
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    }
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A way to start a command in the sandbox: ``bwrap`` or ``unshare``."""
+
+    launcher: str
+    executable: str
+
+    def command(self, argv: list[str], root: Path, disk_mb: int) -> list[str]:
+        """``argv`` wrapped to run in a fresh sandbox; ``root`` is an empty folder
+        of the grader's (the unshare launcher mounts the new root on it)."""
+        if self.launcher == "unshare":
+            return [self.executable, "--user", "--map-root-user", "--mount", "--pid", "--net",
+                    "--ipc", "--uts", "--fork", "--kill-child=SIGKILL", "--",
+                    sys.executable, "-I", "-S", str(_INIT), str(root), str(int(disk_mb)),
+                    *_python_paths(), "--", *argv]
+        from stridegrad.course._sandbox_init import ETC, SANDBOX_ID, SYSTEM
+
+        cmd = [self.executable, "--unshare-user", "--unshare-pid", "--unshare-net",
+               "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--disable-userns",
+               "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID), "--hostname", "sandbox"]
+        for name in SYSTEM:
+            path = "/" + name
+            if os.path.islink(path):
+                cmd += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                cmd += ["--ro-bind", path, path]
+        for name in ETC:
+            cmd += ["--ro-bind-try", "/etc/" + name, "/etc/" + name]
+        for path in _python_paths():
+            if not any(path == f"/{s}" or path.startswith(f"/{s}/") for s in SYSTEM):
+                cmd += ["--ro-bind", path, path]
+        cmd += ["--dev", "/dev", "--proc", "/proc",
+                "--size", str(int(disk_mb) * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
+                "--remount-ro", "/", "--chdir", "/tmp", "--", *argv]
+        return cmd
+
+
+def _why_not() -> str:
+    """What in this system's set-up stops unprivileged namespaces, if we can tell."""
+    if platform.system() != "Linux":
+        return f"it needs Linux namespaces, and this is {platform.system()}"
+    for path, bad, what in (
+            ("/proc/sys/user/max_user_namespaces", "0",
+             "user namespaces are switched off (sysctl user.max_user_namespaces = 0)"),
+            ("/proc/sys/kernel/unprivileged_userns_clone", "0",
+             "unprivileged user namespaces are switched off "
+             "(sysctl kernel.unprivileged_userns_clone = 0)"),
+            ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1",
+             "AppArmor restricts unprivileged user namespaces "
+             "(kernel.apparmor_restrict_unprivileged_userns = 1; install bubblewrap, "
+             "whose AppArmor profile allows them)")):
+        try:
+            if Path(path).read_text().strip() == bad:
+                return what
+        except OSError:
+            pass
+    return ""
+
+
+_PROBE = ("import json, os, socket, stridegrad.course.checks\n"
+          "s = socket.socket()\n"
+          "try:\n    s.connect(('127.0.0.1', 9)); net = 'connected'\n"
+          "except OSError as e:\n    net = type(e).__name__\n"
+          "print(json.dumps({'uid': os.getuid(), 'pid': os.getpid(), 'net': net,\n"
+          "                  'tmp': os.listdir('/tmp'), 'cwd': os.getcwd()}))\n")
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(launcher: str) -> Sandbox:
+    """Start a sandbox with ``launcher`` and check, from inside, that it isolates."""
+    exe = shutil.which(launcher)
+    if exe is None:
+        hint = " (apt install bubblewrap)" if launcher == "bwrap" else " (util-linux)"
+        raise SandboxUnavailable(f"{launcher} is not installed{hint}")
+    box = Sandbox(launcher, exe)
+    with tempfile.TemporaryDirectory(prefix="stridegrad-probe-") as tmp:
+        (Path(tmp) / "root").mkdir()
+        try:
+            proc = subprocess.run(box.command([sys.executable, "-c", _PROBE], Path(tmp) / "root", 8),
+                                  env=sandbox_env(), capture_output=True, text=True, timeout=60,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxUnavailable(f"{launcher} did not start: {exc}") from None
+    if proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        why = _why_not()
+        raise SandboxUnavailable(f"{launcher} failed (exit code {proc.returncode}"
+                                 + (f": {lines[-1].strip()}" if lines else "") + ")"
+                                 + (f": {why}" if why else ""))
+    try:
+        seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        raise SandboxUnavailable(f"{launcher} ran, but the probe printed {proc.stdout!r}") from None
+    wrong = [f"{k} = {seen[k]!r}" for k, ok in (("pid", seen["pid"] <= 3), ("tmp", seen["tmp"] == []),
+                                                ("net", seen["net"] != "connected"),
+                                                ("uid", seen["uid"] != 0), ("cwd", seen["cwd"] == "/tmp"))
+             if not ok]
+    if wrong:
+        raise SandboxUnavailable(f"{launcher} started but does not isolate: {', '.join(wrong)}")
+    return box
+
+
+def find(prefer: str | None = None) -> Sandbox:
+    """The first sandbox launcher that works here (``prefer`` only tries that one).
+
+    Raises :class:`SandboxUnavailable` naming, for each launcher, why not.
+    """
+    if prefer is not None and prefer not in LAUNCHERS:
+        raise ValueError(f"unknown sandbox launcher {prefer!r}; expected one of {LAUNCHERS}")
+    if platform.system() != "Linux":
+        raise SandboxUnavailable(_why_not())
+    reasons = []
+    for launcher in [prefer] if prefer else LAUNCHERS:
+        try:
+            return _probe(launcher)
+        except SandboxUnavailable as exc:
+            reasons.append(str(exc))
+    raise SandboxUnavailable("; ".join(reasons))
+
+
+def verdict() -> str:
+    """One line for ``stridegrad doctor``: does the grading sandbox work here, and how."""
+    try:
+        box = find()
+    except SandboxUnavailable as exc:
+        return f"no: {exc} (stridegrad grade refuses unless --no-sandbox)"
+    other = "" if box.launcher == "bwrap" else "; bubblewrap would be used if installed"
+    return f"yes ({box.launcher}, {box.executable}{other})"
