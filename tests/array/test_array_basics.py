@@ -204,14 +204,14 @@ def test_asarray_copy_semantics():
 def test_numpy_round_trip():
     for ref in [np.arange(6.0).reshape(2, 3), np.arange(6, dtype=np.float32).reshape(3, 2).T,
                 np.array([True, False]), np.arange(4, dtype=np.int32), np.float64(2.5),
-                np.zeros((2, 0))]:
+                np.zeros((2, 0)), np.array([0, 255], dtype=np.uint8),
+                np.array([-128, 127], dtype=np.int8)]:
         x = sa.asarray(ref)
         assert x.shape == ref.shape
+        assert x.dtype.name == ref.dtype.name
         back = np.asarray(x)
         np.testing.assert_array_equal(back, ref)
-        if ref.dtype != np.int32:
-            assert back.dtype == ref.dtype
-    assert sa.asarray(np.arange(3, dtype=np.int32)).dtype == sa.int64
+        assert back.dtype == ref.dtype
     view = sa.reshape(sa.arange(12.0), (3, 4))[::-1, 1::2]
     np.testing.assert_array_equal(np.asarray(view), np.arange(12.0).reshape(3, 4)[::-1, 1::2])
     assert np.asarray(view, dtype=np.float32).dtype == np.float32

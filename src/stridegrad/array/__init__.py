@@ -29,32 +29,58 @@ from ._creation import (
     empty,
     empty_like,
     eye,
+    from_dlpack,
     full,
     full_like,
     linspace,
+    meshgrid,
     ones,
     ones_like,
+    tril,
+    triu,
     zeros,
     zeros_like,
 )
 from ._dtypes import (
     DType,
+    can_cast,
     finfo,
     float32,
     float64,
     iinfo,
+    int8,
+    int16,
+    int32,
     int64,
     isdtype,
     result_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._dtypes import bool_ as bool  # noqa: A001  (the Array API name of the dtype)
 from ._elementwise import (
     abs,  # noqa: A004
+    acos,
+    acosh,
     add,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
     bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
     ceil,
     clip,
+    copysign,
     cos,
+    cosh,
     divide,
     equal,
     exp,
@@ -63,6 +89,7 @@ from ._elementwise import (
     floor_divide,
     greater,
     greater_equal,
+    hypot,
     isfinite,
     isinf,
     isnan,
@@ -72,6 +99,7 @@ from ._elementwise import (
     log1p,
     log2,
     log10,
+    logaddexp,
     logical_and,
     logical_not,
     logical_or,
@@ -84,16 +112,21 @@ from ._elementwise import (
     positive,
     pow,  # noqa: A004
     remainder,
+    round,  # noqa: A004
     sign,
+    signbit,
     sin,
+    sinh,
     sqrt,
     square,
     subtract,
+    tan,
     tanh,
     trunc,
     where,
 )
-from ._linalg import matmul, vecdot
+from ._info import __array_namespace_info__
+from ._linalg import matmul, tensordot, vecdot
 from ._manipulation import (
     broadcast_arrays,
     broadcast_shapes,
@@ -102,17 +135,24 @@ from ._manipulation import (
     expand_dims,
     flip,
     matrix_transpose,
+    moveaxis,
     permute_dims,
+    repeat,
     reshape,
+    roll,
     squeeze,
     stack,
     take,
+    tile,
+    unstack,
 )
+from ._windows import as_strided, sliding_window_view
 from ._reductions import (
     all,  # noqa: A004
     any,  # noqa: A004
     argmax,
     argmin,
+    cumulative_sum,
     max,  # noqa: A004
     mean,
     min,  # noqa: A004
@@ -120,6 +160,16 @@ from ._reductions import (
     std,
     sum,  # noqa: A004
     var,
+)
+from ._sorting import (
+    argsort,
+    nonzero,
+    searchsorted,
+    sort,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
 )
 
 __array_api_version__ = "2023.12"
@@ -133,27 +183,39 @@ newaxis = None
 __all__ = [
     # the array, its layout arithmetic, errors
     "StridedArray", "layout", "AxisError",
-    # dtypes
-    "DType", "bool", "int64", "float32", "float64",
-    "isdtype", "result_type", "finfo", "iinfo", "astype",
+    # dtypes and inspection
+    "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "isdtype", "result_type", "can_cast", "finfo", "iinfo", "astype",
+    "__array_namespace_info__",
     # constants
     "e", "inf", "nan", "pi", "newaxis",
     # creation
     "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
-    "zeros_like", "ones_like", "empty_like", "full_like",
+    "zeros_like", "ones_like", "empty_like", "full_like", "meshgrid", "tril", "triu",
+    "from_dlpack",
     # views and shape manipulation
     "permute_dims", "matrix_transpose", "reshape", "broadcast_to", "broadcast_arrays",
     "broadcast_shapes", "expand_dims", "squeeze", "flip", "stack", "concat", "take",
+    "moveaxis", "repeat", "roll", "tile", "unstack",
+    "as_strided", "sliding_window_view",
     # elementwise
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow",
-    "negative", "positive", "abs", "sign", "square", "sqrt", "exp", "expm1",
-    "log", "log1p", "log2", "log10", "sin", "cos", "tanh", "floor", "ceil", "trunc",
-    "maximum", "minimum", "clip", "where",
+    "negative", "positive", "abs", "sign", "signbit", "copysign", "square", "sqrt",
+    "exp", "expm1", "log", "log1p", "log2", "log10", "logaddexp", "hypot",
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "floor", "ceil", "trunc", "round", "maximum", "minimum", "clip", "where",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_invert",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert",
+    "bitwise_left_shift", "bitwise_right_shift",
     "isnan", "isinf", "isfinite",
-    # reductions
+    # reductions and scans
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
+    "cumulative_sum",
+    # sorting, searching, sets
+    "sort", "argsort", "searchsorted", "nonzero",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values",
     # linear algebra
-    "matmul", "vecdot",
+    "matmul", "vecdot", "tensordot",
 ]

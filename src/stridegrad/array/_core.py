@@ -16,7 +16,7 @@ from ._dtypes import DType, as_dtype, bool_, float64, int64
 __all__ = ["StridedArray", "AxisError", "normalize_axis", "normalize_axes"]
 
 _SCALARS = (bool, int, float)
-_KIND_RANK = {"b": 0, "i": 1, "f": 2}
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2}
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 _REPR_MAX = 1000
 
@@ -231,7 +231,7 @@ class StridedArray:
         return bool(self.item())
 
     def __index__(self) -> int:
-        if self.ndim != 0 or self._dtype.kind != "i":
+        if self.ndim != 0 or self._dtype.kind not in "iu":
             raise TypeError(
                 f"only 0-d integer arrays can be used as an index, got shape {self._shape} "
                 f"dtype {self._dtype}"
@@ -260,6 +260,17 @@ class StridedArray:
         check_device(device)
         return self
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Not supported (a named deviation): the storage is a list of Python objects."""
+        raise BufferError(
+            "a StridedArray cannot be exported through DLPack: its storage is a Python list "
+            "of numbers, not a buffer; convert with numpy.asarray(x) (a copy) instead"
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(1, 0)``: DLPack's CPU device, where the Python list lives."""
+        return (1, 0)
+
     def __array__(self, dtype=None, copy=None):
         import numpy as np  # only when NumPy asks for us
 
@@ -267,7 +278,10 @@ class StridedArray:
             raise ValueError(
                 "a StridedArray cannot be shared with NumPy without a copy (copy=False)"
             )
-        out = np.array(values(self), dtype=np.dtype(self._dtype.name))
+        vals = values(self)
+        if self._dtype.kind in "iu":
+            vals = wrap_ints(vals, self._dtype)  # what a fixed-width array would hold
+        out = np.array(vals, dtype=np.dtype(self._dtype.name))
         out = out.reshape(self._shape)
         return out if dtype is None else out.astype(dtype, copy=False)
 
@@ -282,12 +296,31 @@ class StridedArray:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> StridedArray:
-        """Basic indexing (ints, slices, ``...``, ``None``): always a view, never a copy."""
+        """Basic indexing (ints, slices, ``...``, ``None``) is a view, never a copy.
+
+        A boolean array in the key (a mask over as many axes as it has) selects the
+        positions where it is true, along one new axis: that result is a copy.
+        """
+        masked = mask_offsets(self, key)
+        if masked is not None:
+            shape, offsets = masked
+            return from_values(list(map(self._storage.__getitem__, offsets)), shape,
+                               self._dtype)
         shape, strides, offset = index_layout(self, key)
         return view(self, shape, strides, offset)
 
     def __setitem__(self, key, value) -> None:
         """Write ``value`` (broadcast to the selection) into the storage, in place."""
+        masked = mask_offsets(self, key)
+        if masked is not None:
+            shape, offsets = masked
+            target = from_values([self._dtype.type(0)] * len(offsets), shape, self._dtype)
+            target._readonly = self._readonly
+            write(target, value)
+            storage = self._storage
+            for o, v in zip(offsets, target._storage):
+                storage[o] = v
+            return
         shape, strides, offset = index_layout(self, key)
         target = view(self, shape, strides, offset)
         write(target, value)
@@ -347,7 +380,8 @@ def _inplace_method(name: str):
 for _dunder, _fn in [
     ("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
     ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"), ("matmul", "matmul"),
-    ("and", "logical_and"), ("or", "logical_or"), ("xor", "logical_xor"),
+    ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+    ("lshift", "bitwise_left_shift"), ("rshift", "bitwise_right_shift"),
 ]:
     setattr(StridedArray, f"__{_dunder}__", _binary_method(_fn))
     setattr(StridedArray, f"__r{_dunder}__", _binary_method(_fn, reflected=True))
@@ -444,6 +478,16 @@ def nest(vals: list, shape: tuple):
     return vals
 
 
+def wrap_ints(vals: list, dtype: DType) -> list:
+    """Python ints wrapped into ``dtype``'s range modulo ``2**bits``, as fixed-width ints wrap."""
+    bits = 8 * dtype.itemsize
+    lo = -(1 << (bits - 1)) if dtype.kind == "i" else 0
+    hi = lo + (1 << bits)
+    if all(lo <= v < hi for v in vals):
+        return vals
+    return [(v - lo) % (1 << bits) + lo for v in vals]
+
+
 def cast_values(vals: list, dtype: DType) -> list:
     """Convert Python numbers to the type ``dtype`` stores (float, int or bool)."""
     return list(map(dtype.type, vals))
@@ -489,6 +533,50 @@ _BAD_INDEX = (
     "only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
     "(no advanced indexing)"
 )
+
+
+def _is_mask(k) -> bool:
+    return isinstance(k, StridedArray) and k._dtype == bool_
+
+
+def mask_offsets(x: StridedArray, key):
+    """For a key holding one boolean array: (result shape, storage offsets), else None.
+
+    The mask covers ``mask.ndim`` axes of ``x`` starting where it stands in the
+    key; they become one axis of length ``count_nonzero(mask)``, the other
+    entries of the key index as usual. ``(2, 3, 4)[:, mask(3, 4)] -> (2, k)``.
+    """
+    parts = key if isinstance(key, tuple) else (key,)
+    at = [i for i, k in enumerate(parts) if _is_mask(k)]
+    if not at:
+        return None
+    if len(at) > 1:
+        raise IndexError(f"{_BAD_INDEX}; only one boolean array may appear in an index")
+    i = at[0]
+    mask = parts[i]
+    basic = parts[:i] + (slice(None),) * mask.ndim + parts[i + 1 :]
+    shape, strides, offset = index_layout(x, basic)
+    # result axes made by the entries before the mask
+    before = 0
+    consumed = sum(mask.ndim if _is_mask(k) else 1 for k in parts
+                   if k is not None and k is not Ellipsis)
+    for k in parts[:i]:
+        if k is None or isinstance(k, slice):
+            before += 1
+        elif k is Ellipsis:
+            before += len(x._shape) - consumed
+    span = shape[before : before + mask.ndim]
+    if span != mask._shape:
+        raise IndexError(
+            f"boolean index of shape {mask._shape} does not match the indexed dimensions "
+            f"{span} of the array of shape {x._shape}"
+        )
+    mstrides = strides[before : before + mask.ndim]
+    picked = [p for p, m in zip(layout.iter_offsets(mask._shape, mstrides, 0), values(mask)) if m]
+    outer = layout.iter_offsets(shape[:before], strides[:before], offset)
+    inner = layout.iter_offsets(shape[before + mask.ndim :], strides[before + mask.ndim :], 0)
+    offsets = [o + p + q for o in outer for p in picked for q in inner]
+    return shape[:before] + (len(picked),) + shape[before + mask.ndim :], offsets
 
 
 def index_layout(x: StridedArray, key) -> tuple[tuple, tuple, int]:

@@ -12,6 +12,7 @@ from ._dtypes import DType, as_dtype, bool_, float32, float64, int64
 __all__ = [
     "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
     "zeros_like", "ones_like", "empty_like", "full_like", "astype",
+    "meshgrid", "tril", "triu", "from_dlpack",
 ]
 
 _SCALARS = (bool, int, float)
@@ -26,7 +27,7 @@ def _numpy_dtype(np_dtype) -> DType:
     if kind == "b":
         return bool_
     if kind in "iu":
-        return int64
+        return as_dtype(np_dtype.name)
     if kind == "f":
         return float32 if size <= 4 else float64
     raise TypeError(f"asarray: unsupported NumPy dtype {np_dtype}")
@@ -124,9 +125,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> StridedArray:
         src = _numpy_dtype(arr.dtype)
         vals, shape = arr.ravel().tolist(), arr.shape
         dtype = want or src
-        if dtype.kind != src.kind:
-            vals = cast_values(vals, dtype)
-        elif dtype.kind == "i" and arr.dtype.kind == "u":
+        if dtype.kind != src.kind and not (dtype.kind in "iu" and src.kind in "iu"):
             vals = cast_values(vals, dtype)
         return from_values(vals, tuple(shape), dtype)
     if isinstance(obj, _SCALARS):
@@ -258,3 +257,70 @@ def astype(x, dtype, /, *, copy=True, device=None) -> StridedArray:
     if dtype.kind != x.dtype.kind:
         vals = cast_values(vals, dtype)
     return from_values(vals, x.shape, dtype)
+
+
+def meshgrid(*arrays, indexing="xy") -> list[StridedArray]:
+    """Coordinate grids from 1-D arrays: ``n`` arrays of sizes ``(s0, ..., sn-1)``.
+
+    Shape contract: ``indexing="ij"`` -> each output ``(s0, s1, ..., sn-1)``;
+    ``"xy"`` (default) swaps the first two: ``(s1, s0, s2, ...)``. Copies.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for a in arrays:
+        if not isinstance(a, StridedArray) or a.ndim != 1:
+            raise ValueError(
+                f"meshgrid: expects 1-D StridedArrays, got {getattr(a, 'shape', type(a).__name__)}"
+            )
+    sizes = [a.size for a in arrays]
+    if indexing == "xy" and len(arrays) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    shape = tuple(sizes)
+    out = []
+    for k, a in enumerate(arrays):
+        axis = k
+        if indexing == "xy" and len(arrays) > 1 and k < 2:
+            axis = 1 - k
+        # each value repeats over the axes after ``axis``, the block over those before
+        inner = layout.numel(shape[axis + 1 :])
+        outer = layout.numel(shape[:axis])
+        vals = [v for v in values(a) for _ in range(inner)] * outer
+        out.append(from_values(vals, shape, a.dtype))
+    return out
+
+
+def _triangle(name, x, k, keep):
+    if not isinstance(x, StridedArray):
+        raise TypeError(f"{name}: expected a StridedArray, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{name}: needs at least 2 dimensions, got shape {x.shape}")
+    k = operator.index(k)
+    n, m = x.shape[-2:]
+    zero = x.dtype.type(0)
+    vals = values(x)
+    keep_mask = [keep(j - i, k) for i in range(n) for j in range(m)]
+    block = n * m
+    out = [v if keep_mask[p % block] else zero for p, v in enumerate(vals)] if block else []
+    return from_values(out, x.shape, x.dtype)
+
+
+def tril(x, /, *, k=0) -> StridedArray:
+    """Zeros above the ``k``-th diagonal of the last two axes. Same shape and dtype."""
+    return _triangle("tril", x, k, lambda d, k: d <= k)
+
+
+def triu(x, /, *, k=0) -> StridedArray:
+    """Zeros below the ``k``-th diagonal of the last two axes. Same shape and dtype."""
+    return _triangle("triu", x, k, lambda d, k: d >= k)
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> StridedArray:
+    """DLPack import is not supported (deviation): storage is a Python list, not a buffer.
+
+    NumPy arrays and other objects with ``__array__`` can be converted with
+    ``asarray`` (a copy). Raises BufferError.
+    """
+    raise BufferError(
+        "stridegrad.array cannot share memory through DLPack: its storage is a Python list "
+        f"of numbers, not a buffer; use asarray({type(x).__name__}) to copy instead"
+    )

@@ -1,4 +1,4 @@
-"""Data types of the strided array: four labels over Python's own numbers.
+"""Data types of the strided array: labels over Python's own numbers.
 
 Values are stored as Python ``bool``, ``int`` and ``float`` objects. A dtype is a
 label that says which of these an array holds and how results promote:
@@ -7,14 +7,18 @@ label that says which of these an array holds and how results promote:
   ``float32`` is **not rounded** to single precision: it is a label that keeps
   the promotion rules of the other backends (``float32 + float32 -> float32``),
   so code written against the Array API behaves the same here.
-* ``int64`` holds Python ints, which do not wrap around at 2**63.
+* ``int8``, ``int16``, ``int32``, ``int64`` (kind ``"i"``) and ``uint8`` ...
+  ``uint64`` (kind ``"u"``) hold Python ints, which do **not** wrap around at
+  the dtype's bounds (``iinfo``): a result that overflows is exact, not wrapped.
 * ``bool`` holds Python bools.
 
-Promotion follows NumPy 2 (and, where it defines one, the Array API):
-``bool < int64 < float32 < float64`` within a kind, ``int64`` with ``float32``
-gives ``float64``, and a Python scalar adopts the array's dtype when it is of the
-same or a lower kind (``float32 array + 0.5 -> float32``, ``int64 array + 0.5 ->
-float64``).
+Promotion is the Array API's table within a kind (``int8 + int16 -> int16``,
+``uint8 + int8 -> int16``, ``float32 + float64 -> float64``) and NumPy 2's where
+the standard leaves it open: ``uint64`` with a signed int gives ``float64``; an
+int with ``float32`` gives ``float32`` up to 16 bits and ``float64`` above; a
+Python scalar adopts the array's dtype when it is of the same or a lower kind
+(``float32 array + 0.5 -> float32``, ``int8 array + 1 -> int8``, ``int64 array +
+0.5 -> float64``).
 """
 
 from __future__ import annotations
@@ -26,8 +30,17 @@ __all__ = [
     "DType",
     "float32",
     "float64",
+    "int8",
+    "int16",
+    "int32",
     "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "bool_",
+    "INTEGER_DTYPES",
+    "can_cast",
     "as_dtype",
     "result_type",
     "scalar_dtype",
@@ -41,7 +54,7 @@ __all__ = [
 
 
 class DType:
-    """A dtype label: ``name``, ``kind`` (``"b"``, ``"i"`` or ``"f"``) and ``itemsize``."""
+    """A dtype label: ``name``, ``kind`` (``"b"``, ``"i"``, ``"u"`` or ``"f"``) and ``itemsize``."""
 
     __slots__ = ("name", "kind", "itemsize", "type")
 
@@ -70,12 +83,20 @@ class DType:
 
 float32 = DType("float32", "f", 4, float)
 float64 = DType("float64", "f", 8, float)
+int8 = DType("int8", "i", 1, int)
+int16 = DType("int16", "i", 2, int)
+int32 = DType("int32", "i", 4, int)
 int64 = DType("int64", "i", 8, int)
+uint8 = DType("uint8", "u", 1, int)
+uint16 = DType("uint16", "u", 2, int)
+uint32 = DType("uint32", "u", 4, int)
+uint64 = DType("uint64", "u", 8, int)
 bool_ = DType("bool", "b", 1, builtins.bool)
 
-_BY_NAME = {d.name: d for d in (float32, float64, int64, bool_)}
+INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+_BY_NAME = {d.name: d for d in (float32, float64, *INTEGER_DTYPES, bool_)}
 _BY_PYTYPE = {float: float64, int: int64, builtins.bool: bool_}
-_KIND_RANK = {"b": 0, "i": 1, "f": 2}
+_SIGNED_BY_SIZE = {d.itemsize: d for d in (int8, int16, int32, int64)}
 
 
 def as_dtype(dtype) -> DType:
@@ -109,8 +130,15 @@ def _promote(a: DType, b: DType) -> DType:
         return b
     if b.kind == "b":
         return a
-    # int64 with a float: NumPy picks a float that can hold every int64 value
-    return float64
+    if a.kind == "f" or b.kind == "f":
+        # an int with a float (NumPy's rule): a float that holds every value of the int
+        f, i = (a, b) if a.kind == "f" else (b, a)
+        return f if f.itemsize > i.itemsize else float64
+    # a signed with an unsigned int: a signed int that holds both, float64 beyond int64
+    s, u = (a, b) if a.kind == "i" else (b, a)
+    if s.itemsize > u.itemsize:
+        return s
+    return _SIGNED_BY_SIZE.get(2 * u.itemsize, float64)
 
 
 def default_dtype_of(value) -> DType:
@@ -172,12 +200,30 @@ def result_type(*arrays_and_dtypes) -> DType:
 _KINDS = {
     "bool": ("b",),
     "signed integer": ("i",),
-    "unsigned integer": (),
-    "integral": ("i",),
+    "unsigned integer": ("u",),
+    "integral": ("i", "u"),
     "real floating": ("f",),
     "complex floating": (),
-    "numeric": ("i", "f"),
+    "numeric": ("i", "u", "f"),
 }
+
+
+def can_cast(from_, to, /) -> builtins.bool:
+    """Whether ``from_`` (a dtype or array) promotes to ``to`` without changing kind or losing range.
+
+    The Array API's rule: ``result_type(from_, to) == to``, where bool casts to
+    nothing else and ints do not cast to floats (mixed kinds are not defined).
+    """
+    f, t = _dtype_of(from_), as_dtype(to)
+    if f == t:
+        return True
+    if f.kind == "b" or t.kind == "b":
+        return False
+    if f.kind in "iu" and t.kind == "f":
+        return False
+    if f.kind == "f" and t.kind != "f":
+        return False
+    return _promote(f, t) == t
 
 
 def isdtype(dtype, kind) -> builtins.bool:
@@ -223,9 +269,11 @@ class iinfo_object:
 
     def __init__(self, dtype: DType):
         self.dtype = dtype
-        self.bits = 64
-        self.max = 2**63 - 1
-        self.min = -(2**63)
+        self.bits = 8 * dtype.itemsize
+        if dtype.kind == "u":
+            self.min, self.max = 0, 2**self.bits - 1
+        else:
+            self.min, self.max = -(2 ** (self.bits - 1)), 2 ** (self.bits - 1) - 1
 
     def __repr__(self) -> str:
         return f"iinfo(dtype={self.dtype}, bits={self.bits}, min={self.min}, max={self.max})"
@@ -247,6 +295,6 @@ def finfo(type_or_array) -> finfo_object:
 def iinfo(type_or_array) -> iinfo_object:
     """Limits of an integer dtype (``min``, ``max``, ``bits``)."""
     dtype = _dtype_of(type_or_array)
-    if dtype.kind != "i":
+    if dtype.kind not in "iu":
         raise TypeError(f"iinfo needs an integer dtype, got {dtype}")
     return iinfo_object(dtype)

@@ -25,6 +25,9 @@ __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_invert",
     "isnan", "isinf", "isfinite",
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "cosh", "sinh", "tan",
+    "hypot", "logaddexp", "copysign", "signbit", "round",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 _SCALARS = (bool, int, float)
@@ -183,9 +186,25 @@ def _trig_safe(fn):
 def _round_safe(fn):
     def safe(v):
         try:
-            return float(fn(v))
+            return math.copysign(float(fn(v)), v)
         except (OverflowError, ValueError):  # inf, nan stay as they are
             return v
+
+    return safe
+
+
+def _domain_safe(fn, edges):
+    """``fn`` with IEEE results instead of exceptions: ``edges`` maps a point to its
+    limit (``atanh(1) = inf``), any other domain error is nan, an overflow is inf
+    with the sign of the argument (``sinh``) or +inf (``cosh``, ``exp``)."""
+
+    def safe(v):
+        try:
+            return fn(v)
+        except ValueError:
+            return edges.get(v, _NAN)
+        except OverflowError:
+            return edges.get("overflow", math.copysign(_INF, v))
 
     return safe
 
@@ -365,12 +384,89 @@ def tanh(x, /) -> StridedArray:
     return _unary("tanh", x, math.tanh, to_float=True)
 
 
+def _float_unary(name, fn, edges=None, doc=""):
+    safe = _domain_safe(fn, edges or {})
+
+    def unary(x, /) -> StridedArray:
+        return _unary(name, x, fn, safe=safe, to_float=True)
+
+    unary.__name__ = unary.__qualname__ = name
+    unary.__doc__ = f"{doc} elementwise (IEEE special cases, no exceptions). Same shape, floating dtype."
+    return unary
+
+
+tan = _float_unary("tan", math.tan, doc="Tangent")
+acos = _float_unary("acos", math.acos, doc="Inverse cosine")
+asin = _float_unary("asin", math.asin, doc="Inverse sine")
+atan = _float_unary("atan", math.atan, doc="Inverse tangent")
+cosh = _float_unary("cosh", math.cosh, {"overflow": _INF}, doc="Hyperbolic cosine")
+sinh = _float_unary("sinh", math.sinh, doc="Hyperbolic sine")
+acosh = _float_unary("acosh", math.acosh, doc="Inverse hyperbolic cosine")
+asinh = _float_unary("asinh", math.asinh, doc="Inverse hyperbolic sine")
+atanh = _float_unary("atanh", math.atanh, {1.0: _INF, -1.0: -_INF},
+                     doc="Inverse hyperbolic tangent")
+
+
+def _float_binary(name, x1, x2, op, safe=None) -> StridedArray:
+    """A binary function whose result is floating (ints promote to float64)."""
+    dtype = _operand_dtype_checked(name, x1, x2)
+    out = dtype if dtype.kind == "f" else float64
+    return _binary(name, x1, x2, op, safe=safe, out_dtype=out, natural=True)
+
+
+def atan2(x1, x2, /) -> StridedArray:
+    """Angle of the point ``(x2, x1)``, in ``[-pi, pi]`` (C99's special cases). Broadcast shapes."""
+    return _float_binary("atan2", x1, x2, lambda a, b: math.atan2(float(a), float(b)))
+
+
+def _hypot_safe(a, b):
+    try:
+        return math.hypot(a, b)
+    except OverflowError:
+        return _INF
+
+
+def hypot(x1, x2, /) -> StridedArray:
+    """``sqrt(x1**2 + x2**2)`` without overflow in the squares (``inf`` beats ``nan``)."""
+    return _float_binary("hypot", x1, x2, _hypot_safe)
+
+
+def _logaddexp(a, b):
+    if a != a or b != b:
+        return _NAN
+    if a == b:  # also +-inf with itself, where a - b would be nan
+        return a + math.log(2.0) if builtins.abs(a) != _INF else float(a)
+    hi, lo = (a, b) if a > b else (b, a)
+    if hi == _INF:
+        return _INF
+    return hi + math.log1p(math.exp(lo - hi))
+
+
+def logaddexp(x1, x2, /) -> StridedArray:
+    """``log(exp(x1) + exp(x2))`` without overflow. Broadcast shapes -> broadcast shape."""
+    return _float_binary("logaddexp", x1, x2, _logaddexp)
+
+
+def copysign(x1, x2, /) -> StridedArray:
+    """``|x1|`` with the sign bit of ``x2`` (also of -0.0 and nan). Broadcast shapes."""
+    return _float_binary("copysign", x1, x2, lambda a, b: math.copysign(a, b))
+
+
+def signbit(x, /) -> StridedArray:
+    """Whether the sign bit is set (true for -0.0 and negative values). Same shape, bool."""
+    _require_array("signbit", x)
+    if x.dtype.kind != "f":
+        return _unary("signbit", x, lambda v: v < 0, out_dtype=bool_)
+    return _unary("signbit", x, lambda v: math.copysign(1.0, v) < 0, out_dtype=bool_)
+
+
 def _rounding(name, fn):
     def rounded(x, /) -> StridedArray:
         _require_array(name, x)
         if x.dtype.kind != "f":
             return _unary(name, x, operator.pos, out_dtype=x.dtype)
-        return _unary(name, x, lambda v: float(fn(v)), safe=_round_safe(fn))
+        # copysign keeps the sign of zero: floor(-0.0) and ceil(-0.5) are -0.0
+        return _unary(name, x, lambda v: math.copysign(float(fn(v)), v), safe=_round_safe(fn))
 
     rounded.__name__ = rounded.__qualname__ = name
     rounded.__doc__ = f"``{name}`` of each element (integers unchanged). Same shape and dtype."
@@ -380,6 +476,7 @@ def _rounding(name, fn):
 floor = _rounding("floor", math.floor)
 ceil = _rounding("ceil", math.ceil)
 trunc = _rounding("trunc", math.trunc)
+round = _rounding("round", builtins.round)  # noqa: A001  (the Array API name; halves to even)
 
 
 def maximum(x1, x2, /) -> StridedArray:
@@ -392,24 +489,28 @@ def minimum(x1, x2, /) -> StridedArray:
     return _binary("minimum", x1, x2, _min2)
 
 
+def _clip_low(v, m):
+    return m if v < m or m != m else v
+
+
+def _clip_high(v, m):
+    return m if v > m or m != m else v
+
+
 def clip(x, /, min=None, max=None) -> StridedArray:
     """Clamp each element to ``[min, max]`` (scalars or arrays). Result keeps ``x``'s dtype.
 
-    Shape contract: ``x``, ``min`` and ``max`` broadcast; the result has
-    ``x``'s shape, which must be the broadcast shape.
+    Shape contract: ``x``, ``min`` and ``max`` broadcast together (the result may
+    be larger than ``x``, as in API 2023.12). A nan bound gives nan.
     """
     _require_array("clip", x)
     out = x
     if min is not None:
-        out = _binary("clip", out, min, lambda v, m: m if v < m else v, out_dtype=x.dtype)
+        out = _binary("clip", out, min, _clip_low, out_dtype=x.dtype)
     if max is not None:
-        out = _binary("clip", out, max, lambda v, m: m if v > m else v, out_dtype=x.dtype)
+        out = _binary("clip", out, max, _clip_high, out_dtype=x.dtype)
     if out is x:
         return from_values(values(x), x.shape, x.dtype)
-    if out.shape != x.shape:
-        raise ValueError(
-            f"clip: bounds broadcast the result to shape {out.shape}, not x's shape {x.shape}"
-        )
     return out
 
 
@@ -482,13 +583,71 @@ def logical_not(x, /) -> StridedArray:
 
 
 def bitwise_invert(x, /) -> StridedArray:
-    """``~x`` for integer arrays (``not`` for bool). Same shape and dtype."""
+    """``~x`` for integer arrays (``not`` for bool). Same shape and dtype.
+
+    Unsigned ints flip their ``8 * itemsize`` bits (``~uint8(1) == 254``).
+    """
     _require_array("bitwise_invert", x)
     if x.dtype == bool_:
         return logical_not(x)
+    if x.dtype.kind == "u":
+        mask = (1 << (8 * x.dtype.itemsize)) - 1
+        return _unary("bitwise_invert", x, mask.__xor__)
     if x.dtype.kind != "i":
         raise TypeError(f"bitwise_invert: needs an integer or bool array, got {x.dtype}")
     return _unary("bitwise_invert", x, operator.invert)
+
+
+def _bitwise_dtype(name, x1, x2, allow_bool=True) -> DType:
+    dtype = _operand_dtype_checked(name, x1, x2)
+    kinds = "iub" if allow_bool else "iu"
+    if dtype.kind not in kinds or _kind_of(x1) not in kinds or _kind_of(x2) not in kinds:
+        raise TypeError(
+            f"{name}: needs integer{' or bool' if allow_bool else ''} operands, got "
+            f"{getattr(x1, 'dtype', type(x1).__name__)} and "
+            f"{getattr(x2, 'dtype', type(x2).__name__)}"
+        )
+    return dtype
+
+
+def _bitwise(name, op):
+    def bitwise(x1, x2, /) -> StridedArray:
+        return _binary(name, x1, x2, op, out_dtype=_bitwise_dtype(name, x1, x2))
+
+    bitwise.__name__ = bitwise.__qualname__ = name
+    bitwise.__doc__ = (
+        f"``{name}`` of integer (or bool) operands, bit by bit. Broadcast shapes -> "
+        f"broadcast shape, promoted dtype."
+    )
+    return bitwise
+
+
+bitwise_and = _bitwise("bitwise_and", operator.and_)
+bitwise_or = _bitwise("bitwise_or", operator.or_)
+bitwise_xor = _bitwise("bitwise_xor", operator.xor)
+
+
+def _shift(name, op, x1, x2) -> StridedArray:
+    dtype = _bitwise_dtype(name, x1, x2, allow_bool=False)
+    bits = 8 * dtype.itemsize
+    counts = values(x2) if isinstance(x2, StridedArray) else [x2]
+    if builtins.any(c < 0 for c in counts):
+        raise ValueError(f"{name}: shift counts must be non-negative, got {builtins.min(counts)}")
+    if dtype.kind == "u" and op is operator.lshift:
+        mask = (1 << bits) - 1
+        return _binary(name, x1, x2, lambda a, b: (a << b) & mask if b < bits else 0,
+                       out_dtype=dtype)
+    return _binary(name, x1, x2, op, out_dtype=dtype)
+
+
+def bitwise_left_shift(x1, x2, /) -> StridedArray:
+    """``x1 << x2`` for integers (``x2 >= 0``). Unsigned results keep their bit width."""
+    return _shift("bitwise_left_shift", operator.lshift, x1, x2)
+
+
+def bitwise_right_shift(x1, x2, /) -> StridedArray:
+    """``x1 >> x2`` for integers (``x2 >= 0``; arithmetic shift for signed)."""
+    return _shift("bitwise_right_shift", operator.rshift, x1, x2)
 
 
 def isnan(x, /) -> StridedArray:

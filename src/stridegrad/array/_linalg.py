@@ -9,7 +9,7 @@ from . import layout
 from ._core import StridedArray, cast_values, from_values, values, view
 from ._dtypes import result_type
 
-__all__ = ["matmul", "vecdot"]
+__all__ = ["matmul", "vecdot", "tensordot"]
 
 _mul = operator.mul
 _sumprod = getattr(math, "sumprod", None)  # Python >= 3.12: one C loop per dot product
@@ -115,3 +115,44 @@ def vecdot(x1, x2, /, *, axis=-1) -> StridedArray:
             f"{x1.shape[axis]} != {x2.shape[axis]}"
         )
     return _sum(multiply(x1, x2), axis=axis)
+
+
+def tensordot(x1, x2, /, *, axes=2) -> StridedArray:
+    """Sum of products over pairs of axes.
+
+    Shape contract: ``axes=k`` contracts the last ``k`` axes of ``x1`` with the
+    first ``k`` of ``x2``; ``axes=(a1, a2)`` pairs the axes listed. ``(a, b, k),
+    (k, c)`` with ``axes=1`` -> ``(a, b, c)``. Paired axes must have equal sizes.
+    """
+    from ._core import normalize_axis
+    from ._manipulation import permute_dims, reshape
+
+    _require("tensordot", x1)
+    _require("tensordot", x2)
+    if isinstance(axes, int):
+        if axes < 0 or axes > min(x1.ndim, x2.ndim):
+            raise ValueError(f"tensordot: axes={axes} must be in [0, {min(x1.ndim, x2.ndim)}] "
+                             f"for shapes {x1.shape} and {x2.shape}")
+        a1 = tuple(range(x1.ndim - axes, x1.ndim))
+        a2 = tuple(range(axes))
+    else:
+        a1, a2 = (tuple(a) if isinstance(a, (tuple, list)) else (a,) for a in axes)
+        if len(a1) != len(a2):
+            raise ValueError(f"tensordot: axes {axes} pair {len(a1)} with {len(a2)} axes")
+        a1 = tuple(normalize_axis(a, x1.ndim) for a in a1)
+        a2 = tuple(normalize_axis(a, x2.ndim) for a in a2)
+    for p, q in zip(a1, a2):
+        if x1.shape[p] != x2.shape[q]:
+            raise ValueError(
+                f"tensordot: axis {p} of shape {x1.shape} ({x1.shape[p]}) does not match "
+                f"axis {q} of shape {x2.shape} ({x2.shape[q]})"
+            )
+    free1 = [k for k in range(x1.ndim) if k not in a1]
+    free2 = [k for k in range(x2.ndim) if k not in a2]
+    k = layout.numel(tuple(x1.shape[p] for p in a1))
+    left = reshape(permute_dims(x1, tuple(free1) + a1),
+                   (layout.numel(tuple(x1.shape[p] for p in free1)), k))
+    right = reshape(permute_dims(x2, a2 + tuple(free2)),
+                    (k, layout.numel(tuple(x2.shape[q] for q in free2))))
+    out = matmul(left, right)
+    return reshape(out, tuple(x1.shape[p] for p in free1) + tuple(x2.shape[q] for q in free2))

@@ -21,6 +21,7 @@ from ._dtypes import result_type
 __all__ = [
     "permute_dims", "matrix_transpose", "reshape", "broadcast_to", "broadcast_arrays",
     "broadcast_shapes", "expand_dims", "squeeze", "flip", "stack", "concat", "take",
+    "moveaxis", "repeat", "roll", "tile", "unstack",
 ]
 
 
@@ -219,9 +220,9 @@ def take(x, indices, /, *, axis=None) -> StridedArray:
     """Pick entries along ``axis`` by 1-D int indices (a copy). ``(a, n, b), (k,) -> (a, k, b)``."""
     _require("take", x)
     idx = values(indices) if isinstance(indices, StridedArray) else list(indices)
-    if isinstance(indices, StridedArray) and (indices.ndim != 1 or indices.dtype.kind != "i"):
+    if isinstance(indices, StridedArray) and (indices.ndim != 1 or indices.dtype.kind not in "iu"):
         raise TypeError(
-            f"take: indices must be a 1-D int64 array, got shape {indices.shape} "
+            f"take: indices must be a 1-D integer array, got shape {indices.shape} "
             f"dtype {indices.dtype}"
         )
     if axis is None:
@@ -243,3 +244,108 @@ def take(x, indices, /, *, axis=None) -> StridedArray:
         shape[axis] = 0
         return from_values([], tuple(shape), x.dtype)
     return concat(parts, axis=axis)
+
+
+def moveaxis(x, source, destination, /) -> StridedArray:
+    """Move axes ``source`` to positions ``destination`` (ints or tuples), others in order. A view."""
+    _require("moveaxis", x)
+    src = normalize_axes(source, x.ndim)
+    dst = normalize_axes(destination, x.ndim)
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source} and destination {destination} must name as many axes"
+        )
+    order = [k for k in range(x.ndim) if k not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def repeat(x, repeats, /, *, axis=None) -> StridedArray:
+    """Repeat each element ``repeats`` times (an int, or one count per element) along ``axis``.
+
+    Shape contract: ``axis=None`` flattens first; ``(a, n, b)`` along axis 1 with
+    an int ``r`` -> ``(a, n * r, b)``, with counts ``(n,)`` -> ``(a, sum(counts), b)``.
+    """
+    from ._sorting import from_lines, lines
+
+    _require("repeat", x)
+    if axis is None:
+        x = reshape(x, (x.size,))
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    n = x.shape[axis]
+    if isinstance(repeats, StridedArray):
+        if repeats.dtype.kind not in "iu" or repeats.ndim > 1:
+            raise TypeError(f"repeat: repeats must be a 0-d or 1-D integer array, got "
+                            f"shape {repeats.shape} dtype {repeats.dtype}")
+        counts = values(repeats) if repeats.ndim else [repeats.item()] * n
+    else:
+        counts = [operator.index(repeats)] * n
+    if len(counts) == 1 and n != 1:
+        counts = counts * n
+    if len(counts) != n:
+        raise ValueError(f"repeat: {len(counts)} repeats for axis {axis} of size {n} "
+                         f"(array of shape {x.shape})")
+    if any(c < 0 for c in counts):
+        raise ValueError(f"repeat: repeats must be non-negative, got {min(counts)}")
+    runs, shape = lines(x, axis)
+    out = [[v for v, c in zip(r, counts) for _ in range(c)] for r in runs]
+    shape = shape[:-1] + (sum(counts),)
+    if not runs:  # an empty line length, or nothing outside the axis
+        return from_values([], tuple(shape[: axis] + shape[-1:] + shape[axis:-1]), x.dtype)
+    return from_lines(out, shape, axis, x.dtype)
+
+
+def roll(x, /, shift, *, axis=None) -> StridedArray:
+    """Shift elements along ``axis`` (None: of the flattened array), wrapping around. Same shape."""
+    _require("roll", x)
+    if axis is None:
+        flat = roll(reshape(x, (x.size,)), shift, axis=0)
+        return reshape(flat, x.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) != len(axes):
+        if len(shifts) == 1:
+            shifts = tuple(shifts) * len(axes)
+        elif len(axes) == 1:
+            axes = tuple(axes) * len(shifts)
+        else:
+            raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
+    total = {}
+    for s, a in zip(shifts, axes):
+        a = normalize_axis(a, x.ndim)
+        total[a] = total.get(a, 0) + operator.index(s)
+    out = x
+    for a, s in total.items():
+        d = x.shape[a]
+        if d == 0 or s % d == 0:
+            continue
+        k = s % d
+        head = (slice(None),) * a + (slice(d - k, None),)
+        tail = (slice(None),) * a + (slice(0, d - k),)
+        out = concat([out[head], out[tail]], axis=a)
+    return out if out is not x else from_values(values(x), x.shape, x.dtype)
+
+
+def tile(x, repetitions, /) -> StridedArray:
+    """``x`` repeated ``repetitions[k]`` times along axis ``k`` (shapes padded with leading 1s)."""
+    _require("tile", x)
+    reps = tuple(operator.index(r) for r in repetitions)
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    out = reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+    for a, r in enumerate(reps):
+        if r != 1:
+            out = concat([out] * r, axis=a) if r > 0 else from_values(
+                [], out.shape[:a] + (0,) + out.shape[a + 1 :], x.dtype)
+    return out if out is not x else from_values(values(x), x.shape, x.dtype)
+
+
+def unstack(x, /, *, axis=0) -> tuple[StridedArray, ...]:
+    """Views of ``x`` along ``axis``: ``(a, n, b)`` at axis 1 -> ``n`` arrays of shape ``(a, b)``."""
+    _require("unstack", x)
+    if x.ndim == 0:
+        raise ValueError("unstack: needs an array of at least 1 dimension, got shape ()")
+    axis = normalize_axis(axis, x.ndim)
+    return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))

@@ -12,9 +12,10 @@ import operator
 
 from . import layout
 from ._core import StridedArray, cast_values, from_values, normalize_axes, normalize_axis, values
-from ._dtypes import as_dtype, bool_, float64, int64
+from ._dtypes import as_dtype, bool_, float64, int64, uint64
 
-__all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all"]
+__all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
+           "cumulative_sum"]
 
 _bsum = builtins.sum
 _bmax = builtins.max
@@ -77,8 +78,11 @@ def _sum_leading(x: StridedArray, axis, keepdims: bool):
 
 
 def _sum_dtype(x, dtype):
+    """The Array API's accumulation dtype: signed ints and bool -> int64, unsigned -> uint64."""
     if dtype is not None:
         return as_dtype(dtype)
+    if x.dtype.kind == "u":
+        return uint64
     return int64 if x.dtype.kind in "bi" else x.dtype
 
 
@@ -222,3 +226,36 @@ def all(x, /, *, axis=None, keepdims=False) -> StridedArray:
     _require("all", x)
     runs, _, shape = _groups(x, axis, keepdims)
     return from_values([_ball(r) for r in runs], shape, bool_)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> StridedArray:
+    """Running sums along ``axis`` (required unless ``x`` is 1-D). Same shape, or one longer
+    along ``axis`` with ``include_initial`` (a leading 0). Accumulates in ``sum``'s dtype."""
+    from ._sorting import from_lines, lines
+
+    _require("cumulative_sum", x)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(
+                f"cumulative_sum: axis is required for a {x.ndim}-D array of shape {x.shape}"
+            )
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    out_dtype = _sum_dtype(x, dtype)
+    zero = out_dtype.type(0)
+    runs, shape = lines(x, axis)
+    out = []
+    for r in runs:
+        acc = [zero] if include_initial else []
+        total = zero
+        for v in r:
+            total = total + v
+            acc.append(total)
+        out.append(acc)
+    shape = shape[:-1] + (shape[-1] + (1 if include_initial else 0),)
+    if not runs:
+        full = shape[:axis] + shape[-1:] + shape[axis:-1]
+        return from_values([zero] * layout.numel(full), full, out_dtype)
+    if out_dtype.kind != x.dtype.kind or out_dtype.kind == "b":
+        out = [cast_values(r, out_dtype) for r in out]
+    return from_lines(out, shape, axis, out_dtype)
