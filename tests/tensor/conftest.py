@@ -1,18 +1,10 @@
-"""Fixtures for the tensor suite; the device list and skip reasons live in tensor_devices."""
+"""Fixtures for the tensor suite; the device list, skip reasons and fixture live in tensor_devices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from tensor_devices import DEVICES, device_skip_reason
-
-
-@pytest.fixture(params=DEVICES)
-def device(request):
-    reason = device_skip_reason(request.param)
-    if reason:
-        pytest.skip(reason)
-    return request.param
+from tensor_devices import device  # noqa: F401 - the fixture, shared with tests/nn
 
 
 @pytest.fixture

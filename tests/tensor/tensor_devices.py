@@ -9,6 +9,7 @@ proxy for CuPy and the python backend that rejects NumPy-only habits) and
 from __future__ import annotations
 
 import array_api_strict
+import pytest
 
 from stridegrad import backend
 
@@ -60,3 +61,12 @@ def device_skip_reason(device: str) -> str | None:
         if missing:
             return f"stridegrad.array is incomplete; missing: {', '.join(missing)}"
     return None
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    """Each of cpu, python, strict (array_api_strict) and cuda, skipped with its reason."""
+    reason = device_skip_reason(request.param)
+    if reason:
+        pytest.skip(reason)
+    return request.param

@@ -1,11 +1,15 @@
 """Neural-network building blocks: modules, layers, losses, and :mod:`functional`."""
 
-from . import functional, utils
+from . import conv, functional, utils
 from .modules import (
     MLP,
+    AvgPool2d,
+    Conv2d,
     CrossEntropyLoss,
+    Flatten,
     Identity,
     Linear,
+    MaxPool2d,
     Module,
     MSELoss,
     Parameter,
@@ -18,16 +22,21 @@ from .serialization import load, save
 
 __all__ = [
     "MLP",
+    "AvgPool2d",
+    "Conv2d",
     "CrossEntropyLoss",
+    "Flatten",
     "Identity",
     "Linear",
     "MSELoss",
+    "MaxPool2d",
     "Module",
     "Parameter",
     "ReLU",
     "Sequential",
     "Sigmoid",
     "Tanh",
+    "conv",
     "functional",
     "load",
     "save",

@@ -1,4 +1,5 @@
-"""Stateless neural-network functions on Tensors: activations and losses.
+"""Stateless neural-network functions on Tensors: activations, losses, and (from
+:mod:`stridegrad.nn.conv`) convolution and pooling.
 
 Softmax, log-softmax and cross-entropy have their own backward nodes: they are
 computed with the max subtracted (so logits of +-1000 stay finite and exact),
@@ -16,15 +17,21 @@ from stridegrad import backend
 from stridegrad import tensor as _t
 from stridegrad.tensor import Node, Tensor, _device_error, _edge, _kind, _norm_axes, _wrap, tensor
 
+from .conv import avg_pool2d, conv2d, max_pool2d, unfold
+
 __all__ = [
+    "avg_pool2d",
+    "conv2d",
     "cross_entropy",
     "linear",
     "log_softmax",
+    "max_pool2d",
     "mse_loss",
     "relu",
     "sigmoid",
     "softmax",
     "tanh",
+    "unfold",
 ]
 
 

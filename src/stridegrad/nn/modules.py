@@ -1,5 +1,5 @@
-"""``Module`` and the layers built on it: ``Linear``, ``Sequential``, activations,
-losses and the ``MLP`` helper.
+"""``Module`` and the layers built on it: ``Linear``, ``Conv2d``, pooling, ``Flatten``,
+``Sequential``, activations, losses and the ``MLP`` helper.
 
 A Module registers the Parameters and sub-Modules assigned to its attributes (in
 assignment order, as PyTorch does), so ``parameters()``, ``state_dict()``, ``to()``
@@ -29,6 +29,10 @@ __all__ = [
     "MSELoss",
     "CrossEntropyLoss",
     "MLP",
+    "Conv2d",
+    "MaxPool2d",
+    "AvgPool2d",
+    "Flatten",
 ]
 
 
@@ -233,9 +237,7 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: str | None = None, dtype: Any = None) -> None:
         super().__init__()
-        for label, n in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-                raise ValueError(f"Linear: {label} must be a positive int, got {n!r}")
+        _positive_ints("Linear", in_features=in_features, out_features=out_features)
         self.in_features = in_features
         self.out_features = out_features
         bound = 1.0 / math.sqrt(in_features)
@@ -256,6 +258,12 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+def _positive_ints(layer: str, **sizes: Any) -> None:
+    for label, n in sizes.items():
+        if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+            raise ValueError(f"{layer}: {label} must be a positive int, got {n!r}")
 
 
 def _uniform(shape: tuple[int, ...], bound: float, device: str | None, dtype: Any) -> Tensor:
@@ -346,6 +354,87 @@ class CrossEntropyLoss(Module):
 
     def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}"
+
+
+def _size_pair(v: Any, name: str, layer: str) -> tuple[int, int]:
+    pair = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+    if len(pair) != 2 or any(not isinstance(n, int) or isinstance(n, bool) or n <= 0 for n in pair):
+        raise ValueError(f"{layer}: {name} must be a positive int or a pair of them, got {v!r}")
+    return pair  # type: ignore[return-value]
+
+
+class Conv2d(Module):
+    """2-D convolution layer: ``(N, in_channels, H, W)`` -> ``(N, out_channels, OH, OW)``.
+
+    Weight ``(out_channels, in_channels, kh, kw)`` and bias ``(out_channels,)``,
+    initialised as PyTorch does: uniform in ``±1/sqrt(in_channels * kh * kw)``
+    (Kaiming-uniform with ``a=sqrt(5)``, the fan-in of one output value).
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, bias: bool = True, device: str | None = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        _positive_ints("Conv2d", in_channels=in_channels, out_channels=out_channels)
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _size_pair(kernel_size, "kernel_size", "Conv2d")
+        self.stride = _size_pair(stride, "stride", "Conv2d")
+        pad = tuple(padding) if isinstance(padding, (tuple, list)) else (padding, padding)
+        if len(pad) != 2 or any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for n in pad):
+            raise ValueError(f"Conv2d: padding must be an int >= 0 or a pair of them, got {padding!r}")
+        self.padding = pad
+        shape = (out_channels, in_channels, *self.kernel_size)
+        bound = 1.0 / math.sqrt(in_channels * self.kernel_size[0] * self.kernel_size[1])
+        self.weight = Parameter(_uniform(shape, bound, device, dtype))
+        self.bias = Parameter(_uniform((out_channels,), bound, device, dtype)) if bias else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv2d(x, self.weight, self.bias, stride=self.stride, padding=self.padding)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, padding={self.padding}, bias={self.bias is not None}")
+
+
+class MaxPool2d(Module):
+    """Maximum over ``kernel_size`` windows, ``stride`` apart (default: the kernel size)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None) -> None:
+        super().__init__()
+        self.kernel_size = _size_pair(kernel_size, "kernel_size", type(self).__name__)
+        self.stride = self.kernel_size if stride is None else _size_pair(
+            stride, "stride", type(self).__name__)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(x, self.kernel_size, self.stride)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}"
+
+
+class AvgPool2d(MaxPool2d):
+    """Mean over ``kernel_size`` windows, ``stride`` apart (default: the kernel size)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride)
+
+
+class Flatten(Module):
+    """Merge dims ``start_dim..end_dim`` into one: ``(N, C, H, W)`` -> ``(N, C * H * W)``."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"Flatten expects a Tensor input, got {type(x).__name__}")
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 _ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}

@@ -1,0 +1,268 @@
+"""conv2d, unfold, max_pool2d, avg_pool2d and their layers, on every backend.
+
+Oracles: plain NumPy loops over output positions (forward and backward, no
+torch needed), central differences (gradcheck), and PyTorch in float64 when it
+is installed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import stridegrad as sg
+from stridegrad import nn
+from stridegrad.nn import conv
+from stridegrad.nn import functional as F
+
+N_CASES = 4
+
+
+# --------------------------------------------------------------------------- NumPy loop references
+
+
+def _conv_ref(a, w, b, s, p, g):
+    """Forward and (dx, dw, db) for the output gradient ``g``, one output position at a time."""
+    n, c, h, wd = a.shape
+    oc, _, kh, kw = w.shape
+    ap = np.pad(a, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    oh, ow = (h + 2 * p[0] - kh) // s[0] + 1, (wd + 2 * p[1] - kw) // s[1] + 1
+    out = np.zeros((n, oc, oh, ow))
+    dap, dw = np.zeros_like(ap), np.zeros_like(w)
+    for i in range(oh):
+        for j in range(ow):
+            rows = slice(i * s[0], i * s[0] + kh)
+            cols = slice(j * s[1], j * s[1] + kw)
+            patch = ap[:, :, rows, cols]
+            out[:, :, i, j] = np.einsum("nckl,ockl->no", patch, w) + b
+            dw += np.einsum("no,nckl->ockl", g[:, :, i, j], patch)
+            dap[:, :, rows, cols] += np.einsum("no,ockl->nckl", g[:, :, i, j], w)
+    dx = dap[:, :, p[0] : p[0] + h, p[1] : p[1] + wd]
+    return out, dx, dw, g.sum(axis=(0, 2, 3))
+
+
+def _pool_ref(a, k, s, kind, g):
+    n, c, h, w = a.shape
+    oh, ow = (h - k[0]) // s[0] + 1, (w - k[1]) // s[1] + 1
+    out, dx = np.zeros((n, c, oh, ow)), np.zeros_like(a)
+    for i in range(oh):
+        for j in range(ow):
+            rows, cols = slice(i * s[0], i * s[0] + k[0]), slice(j * s[1], j * s[1] + k[1])
+            win = a[:, :, rows, cols].reshape(n, c, -1)
+            if kind == "max":
+                out[:, :, i, j] = win.max(axis=-1)
+                onehot = win == win.max(axis=-1, keepdims=True)  # no ties in random data
+                dx[:, :, rows, cols] += (onehot * g[:, :, i, j, None]).reshape(n, c, *k)
+            else:
+                out[:, :, i, j] = win.mean(axis=-1)
+                dx[:, :, rows, cols] += g[:, :, i, j, None, None] / (k[0] * k[1])
+    return out, dx
+
+
+def _conv_case(rng):
+    n, c, oc = (int(v) for v in rng.integers(1, 4, size=3))
+    kh, kw = (int(v) for v in rng.integers(1, 4, size=2))
+    s = tuple(int(v) for v in rng.integers(1, 3, size=2))
+    p = tuple(int(v) for v in rng.integers(0, 3, size=2))
+    h = int(rng.integers(max(kh - 2 * p[0], 1), 7))
+    w = int(rng.integers(max(kw - 2 * p[1], 1), 7))
+    return (n, c, h, w), (oc, c, kh, kw), s, p
+
+
+def _pool_case(rng):
+    k = tuple(int(v) for v in rng.integers(1, 4, size=2))
+    s = tuple(int(v) for v in rng.integers(1, 4, size=2))
+    shape = (int(rng.integers(1, 3)), int(rng.integers(1, 4)),
+             int(rng.integers(k[0], 8)), int(rng.integers(k[1], 8)))
+    return shape, k, s
+
+
+def _grads(device, fn, arrays, g):
+    ts = [sg.tensor(a, device=device, requires_grad=True) for a in arrays]
+    y = fn(*ts)
+    y.backward(sg.tensor(g, device=device))
+    return y.numpy(), [t.grad.numpy() for t in ts]
+
+
+# --------------------------------------------------------------------------- values and gradients
+
+
+def test_conv2d_matches_numpy_loops(device):
+    rng = np.random.default_rng(21)
+    for _ in range(N_CASES):
+        xs, ws, s, p = _conv_case(rng)
+        a, w, b = rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0])
+        oh = (xs[2] + 2 * p[0] - ws[2]) // s[0] + 1
+        ow = (xs[3] + 2 * p[1] - ws[3]) // s[1] + 1
+        g = rng.standard_normal((xs[0], ws[0], oh, ow))
+        ref, dx, dw, db = _conv_ref(a, w, b, s, p, g)
+        y, (gx, gw, gb) = _grads(
+            device, lambda x, w, b, s=s, p=p: F.conv2d(x, w, b, stride=s, padding=p), (a, w, b), g
+        )
+        np.testing.assert_allclose(y, ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(gx, dx, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(gw, dw, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(gb, db, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_pooling_matches_numpy_loops(device, kind):
+    op = F.max_pool2d if kind == "max" else F.avg_pool2d
+    rng = np.random.default_rng(22)
+    for _ in range(N_CASES):
+        shape, k, s = _pool_case(rng)
+        a = rng.standard_normal(shape)
+        oh, ow = (shape[2] - k[0]) // s[0] + 1, (shape[3] - k[1]) // s[1] + 1
+        g = rng.standard_normal(shape[:2] + (oh, ow))
+        ref, dx = _pool_ref(a, k, s, kind, g)
+        y, (gx,) = _grads(device, lambda x, k=k, s=s: op(x, k, s), (a,), g)
+        np.testing.assert_allclose(y, ref, rtol=1e-12)
+        np.testing.assert_allclose(gx, dx, rtol=1e-12, atol=1e-12)
+
+
+def test_gradcheck(device):
+    rng = np.random.default_rng(23)
+    for _ in range(2):
+        xs, ws, s, p = _conv_case(rng)
+        x = sg.tensor(rng.standard_normal(xs), device=device, requires_grad=True)
+        w = sg.tensor(rng.standard_normal(ws), device=device, requires_grad=True)
+        b = sg.tensor(rng.standard_normal(ws[0]), device=device, requires_grad=True)
+        assert sg.gradcheck(lambda x, w, b, s=s, p=p: F.conv2d(x, w, b, s, p), (x, w, b))
+        k = ws[2:]
+        assert sg.gradcheck(lambda x, k=k, s=s, p=p: F.unfold(x, k, s, p), (x,))
+        shape, k, s = _pool_case(rng)
+        x = sg.tensor(rng.standard_normal(shape), device=device, requires_grad=True)
+        assert sg.gradcheck(lambda x, k=k, s=s: F.max_pool2d(x, k, s), (x,))
+        assert sg.gradcheck(lambda x, k=k, s=s: F.avg_pool2d(x, k, s), (x,))
+
+
+def test_unbatched_input_and_defaults(device):
+    rng = np.random.default_rng(24)
+    a, w = rng.standard_normal((2, 5, 6)), rng.standard_normal((3, 2, 3, 3))
+    x, wt = sg.tensor(a, device=device), sg.tensor(w, device=device)
+    y = F.conv2d(x, wt, padding=1)
+    assert y.shape == (3, 5, 6)
+    np.testing.assert_allclose(y.numpy(), F.conv2d(x.unsqueeze(0), wt, padding=1)[0].numpy())
+    assert F.max_pool2d(x, 2).shape == (2, 2, 3)  # stride defaults to the kernel
+    np.testing.assert_allclose(F.avg_pool2d(x, (5, 6)).numpy(), a.mean(axis=(1, 2))[:, None, None])
+
+
+def test_window_view_copies_nothing():
+    a = np.arange(2 * 3 * 6 * 7, dtype=np.float64).reshape(2, 3, 6, 7)
+    w = conv._windows(sg.tensor(a), (3, 2), (2, 1))
+    assert w.shape == (2, 3, 2, 6, 3, 2)
+    assert np.shares_memory(w._data, sg.tensor(a)._data) or w._data.base is not None
+    x = sg.tensor(a, device="python")
+    wp = conv._windows(x, (3, 2), (2, 1))
+    assert wp._data.storage is x._data.storage  # the same flat list, seen with 6 strides
+    assert wp._data.strides == (126, 42, 14, 1, 7, 1)
+    np.testing.assert_array_equal(wp.numpy(), w.numpy())
+
+
+def test_float32_stays_float32(device):
+    x = sg.randn(2, 3, 5, 5, device=device, requires_grad=True)
+    layer = nn.Conv2d(3, 4, 3, padding=1, device=device)
+    y = F.max_pool2d(layer(x).relu(), 2)
+    assert y.dtype == sg.float32 and y.shape == (2, 4, 2, 2)
+    y.sum().backward()
+    assert x.grad.dtype == sg.float32 and layer.weight.grad.shape == (4, 3, 3, 3)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_errors_name_shapes():
+    x = sg.randn(2, 3, 8, 8)
+    with pytest.raises(ValueError, match=r"input has 3 channels but weight \(8, 1, 3, 3\) expects 1"):
+        F.conv2d(x, sg.randn(8, 1, 3, 3))
+    with pytest.raises(ValueError, match=r"input must be \(N, C, H, W\).*\(8, 8\)"):
+        F.conv2d(sg.randn(8, 8), sg.randn(8, 1, 3, 3))
+    with pytest.raises(ValueError, match=r"weight must be a 4-D Tensor.*\(8, 3\)"):
+        F.conv2d(x, sg.randn(8, 3))
+    with pytest.raises(ValueError, match=r"bias must have shape \(8,\).*got \(3,\)"):
+        F.conv2d(x, sg.randn(8, 3, 3, 3), sg.randn(3))
+    with pytest.raises(ValueError, match=r"kernel \(9, 9\) is larger than the padded input"):
+        F.conv2d(x, sg.randn(1, 3, 9, 9))
+    with pytest.raises(ValueError, match="stride must be an int or a pair of ints >= 1, got 0"):
+        F.conv2d(x, sg.randn(1, 3, 3, 3), stride=0)
+    with pytest.raises(ValueError, match="padding .* >= 0, got -1"):
+        F.conv2d(x, sg.randn(1, 3, 3, 3), padding=-1)
+    with pytest.raises(TypeError, match="floating dtype, got int64"):
+        F.max_pool2d(sg.tensor(np.zeros((1, 1, 4, 4), dtype=np.int64)), 2)
+    with pytest.raises(ValueError, match=r"max_pool2d: kernel \(3, 3\) is larger.*\(2, 2\)"):
+        F.max_pool2d(sg.randn(1, 1, 2, 2), 3)
+    with pytest.raises(ValueError, match=r"kernel_size must be an int or a pair.*\(1, 2, 3\)"):
+        F.avg_pool2d(x, (1, 2, 3))
+    with pytest.raises(TypeError, match="avg_pool2d expects a Tensor"):
+        F.avg_pool2d(np.zeros((1, 1, 4, 4)), 2)
+    with pytest.raises(ValueError, match="Conv2d: in_channels must be a positive int"):
+        nn.Conv2d(0, 3, 3)
+
+
+# --------------------------------------------------------------------------- layers
+
+
+def test_conv2d_layer_init_and_repr():
+    sg.manual_seed(0)
+    layer = nn.Conv2d(4, 16, (3, 5), stride=2, padding=(1, 2))
+    w, b = layer.weight.numpy(), layer.bias.numpy()
+    assert w.shape == (16, 4, 3, 5) and b.shape == (16,)
+    bound = 1 / math.sqrt(4 * 3 * 5)  # PyTorch: kaiming_uniform(a=sqrt(5)) on the fan-in
+    assert np.abs(w).max() <= bound and np.abs(b).max() <= bound
+    assert np.abs(w).max() > 0.9 * bound  # and uses the interval
+    assert [n for n, _ in layer.named_parameters()] == ["weight", "bias"]
+    assert repr(layer) == (
+        "Conv2d(4, 16, kernel_size=(3, 5), stride=(2, 2), padding=(1, 2), bias=True)"
+    )
+    assert nn.Conv2d(1, 2, 3, bias=False).bias is None
+    assert layer(sg.randn(2, 4, 9, 9)).shape == (2, 16, 5, 5)
+
+
+def test_small_cnn_layers():
+    model = nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(4, 6, 3, padding=1), nn.ReLU(), nn.AvgPool2d(2, stride=2),
+        nn.Flatten(), nn.Linear(6 * 2 * 2, 10),
+    )
+    x = sg.randn(5, 1, 8, 8)
+    y = model(x)
+    assert y.shape == (5, 10)
+    F.cross_entropy(y, np.arange(5)).backward()
+    assert all(p.grad is not None and p.grad.shape == p.shape for p in model.parameters())
+    assert repr(model[2]) == "MaxPool2d(kernel_size=(2, 2), stride=(2, 2))"
+    assert nn.Flatten()(sg.zeros(2, 3, 4)).shape == (2, 12)
+    assert nn.Flatten(0, 1)(sg.zeros(2, 3, 4)).shape == (6, 4)
+
+
+# --------------------------------------------------------------------------- PyTorch as a second oracle
+
+
+def test_matches_pytorch_float64():
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+    rng = np.random.default_rng(25)
+    for _ in range(3 * N_CASES):
+        xs, ws, s, p = _conv_case(rng)
+        arrays = (rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0]))
+        tt = [torch.tensor(a, requires_grad=True) for a in arrays]
+        ty = tf.conv2d(*tt, stride=s, padding=p)
+        g = rng.standard_normal(tuple(ty.shape))
+        ty.backward(torch.tensor(g))
+        y, grads = _grads("cpu", lambda x, w, b, s=s, p=p: F.conv2d(x, w, b, s, p), arrays, g)
+        np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+        for ours, t in zip(grads, tt):
+            np.testing.assert_allclose(ours, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+        tu = tf.unfold(torch.tensor(arrays[0]), ws[2:], padding=p, stride=s)
+        np.testing.assert_array_equal(F.unfold(sg.tensor(arrays[0]), ws[2:], s, p).numpy(), tu)
+        shape, k, s = _pool_case(rng)
+        a = rng.standard_normal(shape)
+        for ours_op, torch_op in ((F.max_pool2d, tf.max_pool2d), (F.avg_pool2d, tf.avg_pool2d)):
+            ta = torch.tensor(a, requires_grad=True)
+            ty = torch_op(ta, k, s)
+            g = rng.standard_normal(tuple(ty.shape))
+            ty.backward(torch.tensor(g))
+            y, (gx,) = _grads("cpu", lambda x, op=ours_op, k=k, s=s: op(x, k, s), (a,), g)
+            np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-12)
+            np.testing.assert_allclose(gx, ta.grad.numpy(), rtol=1e-12, atol=1e-12)
