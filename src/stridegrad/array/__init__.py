@@ -78,6 +78,7 @@ from ._elementwise import (
     bitwise_xor,
     ceil,
     clip,
+    conj,
     copysign,
     cos,
     cosh,
@@ -90,6 +91,7 @@ from ._elementwise import (
     greater,
     greater_equal,
     hypot,
+    imag,
     isfinite,
     isinf,
     isnan,
@@ -111,6 +113,7 @@ from ._elementwise import (
     not_equal,
     positive,
     pow,  # noqa: A004
+    real,
     remainder,
     round,  # noqa: A004
     sign,
@@ -209,7 +212,7 @@ __all__ = [
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert",
     "bitwise_left_shift", "bitwise_right_shift",
-    "isnan", "isinf", "isfinite",
+    "isnan", "isinf", "isfinite", "conj", "real", "imag",
     # reductions and scans
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
     "cumulative_sum",

@@ -222,6 +222,9 @@ class StridedArray:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
     def __bool__(self) -> bool:
         if self._size != 1:
             raise ValueError(

@@ -28,6 +28,7 @@ __all__ = [
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "cosh", "sinh", "tan",
     "hypot", "logaddexp", "copysign", "signbit", "round",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "conj", "real", "imag",
 ]
 
 _SCALARS = (bool, int, float)
@@ -663,3 +664,23 @@ def isinf(x, /) -> StridedArray:
 def isfinite(x, /) -> StridedArray:
     """Whether each element is neither ``inf`` nor ``nan``. Same shape, dtype bool."""
     return _unary("isfinite", x, lambda v: v - v == 0, out_dtype=bool_)
+
+
+# The namespace has no complex dtypes: on real arrays these are the identity and
+# zeros, as API 2024.12 defines them for real input.
+
+
+def conj(x, /) -> StridedArray:
+    """Complex conjugate: a copy of a real ``x``. Same shape and dtype."""
+    return _unary("conj", x, operator.pos, out_dtype=_require_array("conj", x).dtype)
+
+
+def real(x, /) -> StridedArray:
+    """Real part: a copy of a real ``x``. Same shape and dtype."""
+    return _unary("real", x, operator.pos, out_dtype=_require_array("real", x).dtype)
+
+
+def imag(x, /) -> StridedArray:
+    """Imaginary part: zeros for a real ``x``. Same shape and dtype."""
+    _require_array("imag", x)
+    return from_values([x.dtype.type(0)] * x.size, x.shape, x.dtype)

@@ -114,7 +114,8 @@ def vecdot(x1, x2, /, *, axis=-1) -> StridedArray:
             f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis {axis}: "
             f"{x1.shape[axis]} != {x2.shape[axis]}"
         )
-    return _sum(multiply(x1, x2), axis=axis)
+    # the dtype of the operands' promotion, not sum's wider accumulator
+    return _sum(multiply(x1, x2), axis=axis, dtype=result_type(x1.dtype, x2.dtype))
 
 
 def tensordot(x1, x2, /, *, axes=2) -> StridedArray:
