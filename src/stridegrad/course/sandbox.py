@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["LAUNCHERS", "Limits", "Sandbox", "SandboxUnavailable", "find", "process_limit",
-           "sandbox_env", "verdict"]
+           "sandbox_env", "sandbox_uid", "verdict"]
 
 LAUNCHERS = ("bwrap", "unshare")
 _INIT = Path(__file__).with_name("_sandbox_init.py")
@@ -77,7 +77,7 @@ def process_limit(processes: int) -> int:
     """
     if _kernel() >= (5, 14):
         return processes
-    uid, mine = os.getuid(), 0
+    uid, mine = sandbox_uid(), 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
@@ -124,20 +124,28 @@ def sandbox_env() -> dict:
     }
 
 
+def sandbox_uid() -> int:
+    """The uid (outside) that the sandbox's processes have: the grader's own, or
+    ``SANDBOX_KUID`` of :mod:`stridegrad.course._sandbox_init` when the grader runs as
+    root (the kernel exempts real root from ``RLIMIT_NPROC``, even in a user namespace)."""
+    from stridegrad.course._sandbox_init import SANDBOX_KUID
+
+    return SANDBOX_KUID if os.geteuid() == 0 else os.geteuid()
+
+
 @dataclass(frozen=True)
 class Sandbox:
-    """A way to start a command in the sandbox: ``bwrap`` or ``unshare``."""
+    """A way to start a command in the sandbox: ``bwrap`` or ``unshare`` (our launcher,
+    :mod:`stridegrad.course._sandbox_init`, built on the unshare system call)."""
 
     launcher: str
     executable: str
 
     def command(self, argv: list[str], root: Path, disk_mb: int) -> list[str]:
-        """``argv`` wrapped to run in a fresh sandbox; ``root`` is an empty folder
-        of the grader's (the unshare launcher mounts the new root on it)."""
+        """``argv`` wrapped to run in a fresh sandbox; ``root`` is an empty folder of the
+        grader's (the unshare launcher builds the notebook's file system on it)."""
         if self.launcher == "unshare":
-            return [self.executable, "--user", "--map-root-user", "--mount", "--pid", "--net",
-                    "--ipc", "--uts", "--fork", "--kill-child=SIGKILL", "--",
-                    sys.executable, "-I", "-S", str(_INIT), str(root), str(int(disk_mb)),
+            return [self.executable, "-I", "-S", str(_INIT), str(root), str(int(disk_mb)),
                     *_python_paths(), "--", *argv]
         from stridegrad.course._sandbox_init import ETC, SANDBOX_ID, SYSTEM
 
@@ -156,10 +164,9 @@ class Sandbox:
         for path in _python_paths():
             if not any(path == f"/{s}" or path.startswith(f"/{s}/") for s in SYSTEM):
                 cmd += ["--ro-bind", path, path]
-        cmd += ["--dev", "/dev", "--proc", "/proc",
-                "--size", str(int(disk_mb) * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
-                "--remount-ro", "/", "--chdir", "/tmp", "--", *argv]
-        return cmd
+        return cmd + ["--dev", "/dev", "--proc", "/proc",
+                      "--size", str(int(disk_mb) * 1024 * 1024), "--perms", "0700",
+                      "--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", "/tmp", "--", *argv]
 
 
 def _why_not() -> str:
@@ -184,44 +191,76 @@ def _why_not() -> str:
     return ""
 
 
-_PROBE = ("import json, os, socket, stridegrad.course.checks\n"
-          "s = socket.socket()\n"
-          "try:\n    s.connect(('127.0.0.1', 9)); net = 'connected'\n"
-          "except OSError as e:\n    net = type(e).__name__\n"
-          "print(json.dumps({'uid': os.getuid(), 'pid': os.getpid(), 'net': net,\n"
-          "                  'tmp': os.listdir('/tmp'), 'cwd': os.getcwd()}))\n")
+_PROBE = """
+import json, os, resource, socket, stridegrad.course.checks
+s = socket.socket()
+try:
+    s.connect(('127.0.0.1', 9))
+    net = 'connected'
+except OSError as e:
+    net = type(e).__name__
+resource.setrlimit(resource.RLIMIT_NPROC, ($nproc, $nproc))
+r, w = os.pipe()
+pids = []
+try:
+    for _ in range(8):
+        pid = os.fork()
+        if pid == 0:
+            os.close(w)
+            os.read(r, 1)
+            os._exit(0)
+        pids.append(pid)
+except OSError:
+    pass
+os.close(w)
+for pid in pids:
+    os.waitpid(pid, 0)
+print(json.dumps({'uid': os.getuid(), 'pid': os.getpid(), 'net': net, 'forks': len(pids),
+                  'tmp': os.listdir('/tmp'), 'cwd': os.getcwd()}))
+"""
 
 
 @functools.lru_cache(maxsize=None)
 def _probe(launcher: str) -> Sandbox:
     """Start a sandbox with ``launcher`` and check, from inside, that it isolates."""
-    exe = shutil.which(launcher)
-    if exe is None:
-        hint = " (apt install bubblewrap)" if launcher == "bwrap" else " (util-linux)"
-        raise SandboxUnavailable(f"{launcher} is not installed{hint}")
+    if launcher == "bwrap":
+        exe = shutil.which("bwrap")
+        if exe is None:
+            raise SandboxUnavailable("bwrap is not installed (apt install bubblewrap)")
+        if os.geteuid() == 0:
+            raise SandboxUnavailable("bwrap run by root gives the sandbox uid 0, which the "
+                                     "kernel exempts from the process limit")
+    else:
+        from stridegrad.course._sandbox_init import PIVOT_ROOT
+
+        if platform.machine() not in PIVOT_ROOT:
+            raise SandboxUnavailable(f"unshare: no pivot_root number known for {platform.machine()}")
+        exe = sys.executable
     box = Sandbox(launcher, exe)
+    probe = _PROBE.replace("$nproc", str(process_limit(4)))
     with tempfile.TemporaryDirectory(prefix="stridegrad-probe-") as tmp:
         (Path(tmp) / "root").mkdir()
         try:
-            proc = subprocess.run(box.command([sys.executable, "-c", _PROBE], Path(tmp) / "root", 8),
+            proc = subprocess.run(box.command([sys.executable, "-c", probe], Path(tmp) / "root", 8),
                                   env=sandbox_env(), capture_output=True, text=True, timeout=60,
-                                  stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.TimeoutExpired) as exc:
+                                  stdin=subprocess.DEVNULL, cwd="/")
+        except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(f"{launcher} did not start: {exc}") from None
+    out, err = proc.stdout, proc.stderr
     if proc.returncode != 0:
-        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        lines = [ln for ln in err.strip().splitlines() if ln.strip()]
         why = _why_not()
         raise SandboxUnavailable(f"{launcher} failed (exit code {proc.returncode}"
                                  + (f": {lines[-1].strip()}" if lines else "") + ")"
                                  + (f": {why}" if why else ""))
     try:
-        seen = json.loads(proc.stdout.strip().splitlines()[-1])
+        seen = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
-        raise SandboxUnavailable(f"{launcher} ran, but the probe printed {proc.stdout!r}") from None
-    wrong = [f"{k} = {seen[k]!r}" for k, ok in (("pid", seen["pid"] <= 3), ("tmp", seen["tmp"] == []),
-                                                ("net", seen["net"] != "connected"),
-                                                ("uid", seen["uid"] != 0), ("cwd", seen["cwd"] == "/tmp"))
-             if not ok]
+        raise SandboxUnavailable(f"{launcher} ran, but the probe printed {out!r}") from None
+    wrong = [f"{k} = {seen[k]!r}" for k, ok in (
+        ("pid", seen["pid"] <= 3), ("tmp", seen["tmp"] == []), ("net", seen["net"] != "connected"),
+        ("uid", seen["uid"] != 0), ("cwd", seen["cwd"] == "/tmp"), ("forks", seen["forks"] < 8))
+        if not ok]
     if wrong:
         raise SandboxUnavailable(f"{launcher} started but does not isolate: {', '.join(wrong)}")
     return box
