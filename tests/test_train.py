@@ -41,3 +41,24 @@ def test_bad_options_are_clear_errors(tmp_path, capsys):
         train("mnist", out=tmp_path)
     assert cli.main(["train", "moons", "--device", "tpu", "--out", str(tmp_path)]) == 2
     assert "tpu" in capsys.readouterr().err
+
+
+def test_cnn_option_from_the_cli(tmp_path, capsys):
+    """``--model cnn`` trains the conv net on digit images (one short epoch here; the
+    full recipe's >= 98% is measured by running the command, not by a test)."""
+    args = ["train", "digits", "--model", "cnn", "--epochs", "1", "--out", str(tmp_path),
+            "--no-progress"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "CNN conv16-pool-conv32-pool-linear10" in out and "epoch   1  loss" in out
+    assert float(out.strip().splitlines()[-1].split(": ")[1]) >= 0.5  # well above chance (0.1)
+    state = sg.load(tmp_path / "model.npz")
+    assert state["0.weight"].shape == (16, 1, 3, 3) and state["3.weight"].shape == (32, 16, 3, 3)
+    assert state["7.weight"].shape == (10, 32 * 2 * 2)
+
+
+def test_cnn_needs_an_image_dataset(tmp_path):
+    with pytest.raises(TrainingError, match="--model cnn needs images; 'moons'"):
+        train("moons", model="cnn", out=tmp_path, progress=False)
+    with pytest.raises(TrainingError, match="unknown model 'rnn'"):
+        train("digits", model="rnn", out=tmp_path, progress=False)

@@ -6,6 +6,7 @@ The loop is the one episode 9 builds: forward, loss, ``zero_grad``, ``backward``
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Recipe", "RECIPES", "TrainingError", "TrainResult", "train", "accuracy"]
+__all__ = ["CNN_RECIPES", "Recipe", "RECIPES", "TrainingError", "TrainResult", "accuracy",
+           "cnn", "train"]
 
 
 class TrainingError(Exception):
@@ -22,7 +24,11 @@ class TrainingError(Exception):
 
 @dataclass(frozen=True)
 class Recipe:
-    """Defaults for one dataset: model sizes and optimizer settings."""
+    """Defaults for one dataset and model: sizes and optimizer settings.
+
+    ``sizes`` are the layer widths of an MLP, or ``(channels1, channels2, classes)``
+    of the CNN; ``cosine`` lowers the learning rate along a half cosine to 0.
+    """
 
     sizes: tuple[int, ...]
     epochs: int
@@ -31,6 +37,7 @@ class Recipe:
     optimizer: str = "sgd"
     momentum: float = 0.9
     weight_decay: float = 0.0
+    cosine: bool = False
 
 
 RECIPES: dict[str, Recipe] = {
@@ -38,6 +45,27 @@ RECIPES: dict[str, Recipe] = {
     "digits": Recipe(sizes=(64, 128, 10), epochs=15, lr=0.05, batch_size=32),
     "moons": Recipe(sizes=(2, 16, 16, 2), epochs=60, lr=0.1, batch_size=32),
 }
+
+# --model cnn, for datasets of images. Two 3x3 conv + 2x2 max-pool stages (8x8 -> 4x4
+# -> 2x2) and a linear layer: >= 98% test accuracy on digits in well under a minute.
+CNN_RECIPES: dict[str, Recipe] = {
+    "digits": Recipe(sizes=(16, 32, 10), epochs=15, lr=0.05, batch_size=32, cosine=True),
+}
+IMAGE_SIDE = {"digits": 8}
+
+
+def cnn(sizes: tuple[int, ...], side: int, device: str | None = None):
+    """``(N, 1, side, side)`` images -> ``(N, classes)`` logits, ``sizes = (c1, c2, classes)``:
+    conv 3x3 (padding 1), ReLU, max-pool 2, twice, then Flatten and Linear.
+    """
+    from stridegrad import nn
+
+    c1, c2, classes = sizes
+    return nn.Sequential(
+        nn.Conv2d(1, c1, 3, padding=1, device=device), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(c1, c2, 3, padding=1, device=device), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(c2 * (side // 4) ** 2, classes, device=device),
+    )
 
 
 @dataclass
@@ -84,8 +112,10 @@ def _positive(name: str, value, kind=int):
 
 def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: float | None = None,
           batch_size: int | None = None, optimizer: str | None = None, seed: int = 0,
-          out: str | Path | None = None, progress: bool = True, log=print) -> TrainResult:
-    """Train an MLP on ``dataset`` ("digits" or "moons") and report test accuracy.
+          out: str | Path | None = None, progress: bool = True, log=print,
+          model: str = "mlp") -> TrainResult:
+    """Train an MLP (or, on images, ``model="cnn"``) on ``dataset`` ("digits" or "moons")
+    and report test accuracy.
 
     Prints one line per epoch (loss, train accuracy) and a last line
     ``test accuracy: 0.97``; writes ``loss.png`` (when matplotlib is installed) and
@@ -97,7 +127,14 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
 
     if dataset not in RECIPES:
         raise TrainingError(f"unknown dataset {dataset!r}; choose one of {sorted(RECIPES)}")
-    r = RECIPES[dataset]
+    if model not in ("mlp", "cnn"):
+        raise TrainingError(f"unknown model {model!r}; choose mlp or cnn")
+    if model == "cnn" and dataset not in CNN_RECIPES:
+        raise TrainingError(
+            f"--model cnn needs images; {dataset!r} is not an image dataset "
+            f"(image datasets: {sorted(CNN_RECIPES)})"
+        )
+    r = (CNN_RECIPES if model == "cnn" else RECIPES)[dataset]
     r = replace(r, epochs=r.epochs if epochs is None else _positive("epochs", epochs),
                 lr=r.lr if lr is None else _positive("lr", float(lr), float),
                 batch_size=r.batch_size if batch_size is None else _positive("batch_size", batch_size),
@@ -111,25 +148,36 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
     X, y = _dataset(dataset, seed)
     Xtr, Xte, ytr, yte = sg.data.train_test_split(X, y, test_size=0.2, seed=seed)
     sg.manual_seed(seed)
-    model = sg.nn.MLP(list(r.sizes), activation="relu", device=device)
+    if model == "cnn":
+        side = IMAGE_SIDE[dataset]
+        Xtr, Xte = Xtr.reshape(-1, 1, side, side), Xte.reshape(-1, 1, side, side)
+        net = cnn(r.sizes, side, device=device)
+        c1, c2, classes = r.sizes
+        what = f"CNN conv{c1}-pool-conv{c2}-pool-linear{classes}"
+    else:
+        net = sg.nn.MLP(list(r.sizes), activation="relu", device=device)
+        what = f"MLP {list(r.sizes)}"
     if r.optimizer == "adam":
-        opt = sg.optim.Adam(model.parameters(), lr=r.lr)
+        opt = sg.optim.Adam(net.parameters(), lr=r.lr)
     elif r.optimizer == "sgd":
-        opt = sg.optim.SGD(model.parameters(), lr=r.lr, momentum=r.momentum, weight_decay=r.weight_decay)
+        opt = sg.optim.SGD(net.parameters(), lr=r.lr, momentum=r.momentum, weight_decay=r.weight_decay)
     else:
         raise TrainingError(f"unknown optimizer {r.optimizer!r}; choose sgd or adam")
     loader = sg.data.DataLoader((Xtr, ytr), batch_size=r.batch_size, shuffle=True, seed=seed)
 
-    log(f"training {dataset}: MLP {list(r.sizes)} on {device}, {r.optimizer} lr={r.lr}, "
-        f"batch {r.batch_size}, {r.epochs} epochs, {len(ytr)} train / {len(yte)} test examples")
+    log(f"training {dataset}: {what} on {device}, {r.optimizer} lr={r.lr}"
+        f"{' (cosine decay)' if r.cosine else ''}, batch {r.batch_size}, {r.epochs} epochs, "
+        f"{len(ytr)} train / {len(yte)} test examples")
     losses, train_acc = [], []
     start = time.perf_counter()
     for epoch in range(1, r.epochs + 1):
+        if r.cosine:
+            opt.lr = r.lr * 0.5 * (1.0 + math.cos(math.pi * (epoch - 1) / r.epochs))
         total, seen = 0.0, 0
         batches = bar(loader, total=len(loader), desc=f"epoch {epoch}/{r.epochs}",
                       enabled=progress, leave=False, unit="batch")
         for xb, yb in batches:
-            logits = model(sg.tensor(xb, device=device))
+            logits = net(sg.tensor(xb, device=device))
             loss = sg.nn.functional.cross_entropy(logits, yb)
             opt.zero_grad()
             loss.backward()
@@ -137,19 +185,19 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
             total += loss.item() * len(yb)
             seen += len(yb)
         losses.append(total / seen)
-        train_acc.append(accuracy(model, Xtr, ytr, device))
+        train_acc.append(accuracy(net, Xtr, ytr, device))
         log(f"epoch {epoch:3d}  loss {losses[-1]:.4f}  train accuracy {train_acc[-1]:.3f}")
     seconds = time.perf_counter() - start
-    test_acc = accuracy(model, Xte, yte, device)
+    test_acc = accuracy(net, Xte, yte, device)
 
     out_dir = Path(out) if out is not None else Path("runs") / dataset
     out_dir.mkdir(parents=True, exist_ok=True)
-    sg.save(model.state_dict(), out_dir / "model.npz")
+    sg.save(net.state_dict(), out_dir / "model.npz")
     png = _plot(losses, train_acc, out_dir / "loss.png", f"{dataset} on {device}")
     log(f"trained in {seconds:.1f} s; weights: {out_dir / 'model.npz'}"
         + (f"; loss curve: {png}" if png else " (install matplotlib for the loss curve)"))
     log(f"test accuracy: {test_acc:.2f}")
-    return TrainResult(losses, train_acc, test_acc, seconds, out_dir, model)
+    return TrainResult(losses, train_acc, test_acc, seconds, out_dir, net)
 
 
 def _plot(losses: list[float], acc: list[float], path: Path, title: str) -> Path | None:

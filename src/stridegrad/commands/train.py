@@ -1,10 +1,10 @@
-"""``stridegrad train digits|moons``: the finished library, headless, on real data."""
+"""``stridegrad train digits|moons [--model mlp|cnn]``: the finished library, headless, on real data."""
 
 from __future__ import annotations
 
 import sys
 
-HELP = "train a model headless on digits or moons: progress, accuracy, a loss-curve PNG"
+HELP = "train an MLP (or a CNN on digits) headless: progress, accuracy, a loss-curve PNG"
 
 
 def configure(p):
@@ -12,6 +12,8 @@ def configure(p):
 
     p.add_argument("dataset", choices=sorted(RECIPES), help="what to learn")
     p.add_argument("--device", default="cpu", help="python, cpu or cuda[:N] (default: cpu)")
+    p.add_argument("--model", choices=("mlp", "cnn"), default="mlp",
+                   help="mlp, or cnn for image datasets (digits) (default: mlp)")
     p.add_argument("--epochs", type=int, default=None, help="passes over the training set")
     p.add_argument("--lr", type=float, default=None, help="learning rate")
     p.add_argument("--batch-size", type=int, default=None, help="examples per step")
@@ -28,7 +30,7 @@ def run(args) -> int:
     try:
         train(args.dataset, device=args.device, epochs=args.epochs, lr=args.lr,
               batch_size=args.batch_size, optimizer=args.optimizer, seed=args.seed,
-              out=args.out, progress=not args.no_progress)
+              out=args.out, progress=not args.no_progress, model=args.model)
     except TrainingError as e:
         print(f"stridegrad train: {e}", file=sys.stderr)
         return 2
