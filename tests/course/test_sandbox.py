@@ -347,11 +347,22 @@ def test_unknown_launcher_is_named():
         sandbox.find("docker")
 
 
-def test_doctor_says_whether_the_sandbox_works():
-    line = sandbox.verdict()
+def test_doctor_says_whether_the_sandbox_works(capsys, monkeypatch):
+    assert cli(["doctor"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines()
+                if ln.startswith("grading sandbox"))
     try:
         box = sandbox.find()
     except sandbox.SandboxUnavailable as exc:
-        assert line.startswith("no: ") and str(exc) in line
+        assert "no: " in line and str(exc) in line
     else:
-        assert line.startswith(f"yes ({box.launcher}")
+        name = {"bwrap": "bubblewrap", "unshare": "stridegrad's unshare launcher"}[box.launcher]
+        assert f"yes ({name}" in line
+
+    def nowhere(launcher):
+        raise sandbox.SandboxUnavailable(f"{launcher}: user namespaces are switched off (test)")
+
+    monkeypatch.setattr(sandbox, "_probe", nowhere)
+    assert sandbox.verdict() == ("no: bwrap: user namespaces are switched off (test); unshare: "
+                                 "user namespaces are switched off (test) (stridegrad grade "
+                                 "refuses unless --no-sandbox)")

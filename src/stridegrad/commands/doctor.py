@@ -77,6 +77,7 @@ def widgets_verdict(ipywidgets: str | None, lab_widgets: str | None, lab: str | 
 def gather() -> list[tuple[str, str]]:
     import stridegrad
     from stridegrad.course.paths import PACKAGED_NOTEBOOKS, repo_root
+    from stridegrad.course.sandbox import verdict as sandbox_verdict
 
     root = repo_root()
     numpy = _version("numpy")
@@ -99,6 +100,7 @@ def gather() -> list[tuple[str, str]]:
         ("widgets will render", widgets_verdict(ipyw, labw, lab, _labextension_installed())),
         ("matplotlib", _version("matplotlib") or "not installed (pip install matplotlib): "
                                                   "lessons draw pictures with it"),
+        ("grading sandbox", sandbox_verdict()),
     ]
 
 

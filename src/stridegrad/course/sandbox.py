@@ -290,5 +290,11 @@ def verdict() -> str:
         box = find()
     except SandboxUnavailable as exc:
         return f"no: {exc} (stridegrad grade refuses unless --no-sandbox)"
-    other = "" if box.launcher == "bwrap" else "; bubblewrap would be used if installed"
-    return f"yes ({box.launcher}, {box.executable}{other})"
+    if box.launcher == "bwrap":
+        return f"yes (bubblewrap, {box.executable})"
+    try:
+        _probe("bwrap")
+        why = ""
+    except SandboxUnavailable as exc:
+        why = f"; not bubblewrap: {exc}"
+    return f"yes (stridegrad's unshare launcher{why})"
