@@ -33,10 +33,13 @@ def run_all(nb, cwd) -> list[tuple[str, bool, str]]:
                 continue
             tagged = "raises-exception" in cell.metadata.get("tags", [])
             sent.append((kc.execute(cell.source, stop_on_error=not tagged), tagged))
-        replies = {}
+        replies, ours = {}, {m for m, _ in sent}
         while len(replies) < len(sent):
-            msg = kc.get_shell_msg(timeout=120)
-            replies[msg["parent_header"]["msg_id"]] = msg["content"]
+            msg = kc.get_shell_msg(timeout=300)
+            # other replies can arrive on the shell channel too (a late kernel_info
+            # reply from the start, on a loaded machine): only ours count
+            if msg["parent_header"].get("msg_id") in ours:
+                replies[msg["parent_header"]["msg_id"]] = msg["content"]
         return [(replies[m]["status"], tagged, replies[m].get("ename", "")) for m, tagged in sent]
     finally:
         kc.stop_channels()
