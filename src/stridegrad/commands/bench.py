@@ -28,6 +28,7 @@ SUITES = {
     "bench_tensor": "Tensor on cpu vs hand-written NumPy",
     "bench_train": "digits epoch vs hand-written NumPy",
     "bench_compile": "sg.compile vs eager",
+    "bench_conv": "conv layer vs hand-written NumPy im2col and PyTorch",
     "bench_cuda": "Tensor on cuda vs cpu and hand-written CuPy",
 }
 

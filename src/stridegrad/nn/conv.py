@@ -5,8 +5,10 @@ For an ``(N, C, H, W)`` input and a ``(kh, kw)`` kernel moved by ``(sh, sw)``:
 1. the windows are a *view* of shape ``(N, C, OH, OW, kh, kw)``: the input's four
    strides, then the row and column strides once more (``sliding_window_view``),
    with the window strides multiplied by ``(sh, sw)``; nothing is copied;
-2. im2col is a reshape of that view to ``(N * OH * OW, C * kh * kw)`` (the one copy);
-3. convolution is one matmul of those rows with the ``(OC, C * kh * kw)`` weight;
+2. im2col is a reshape of that view to ``(N, C * kh * kw, OH * OW)`` (the one copy;
+   PyTorch's ``unfold`` layout, whose inner loop runs along image rows);
+3. convolution is one matmul of the ``(OC, C * kh * kw)`` weight with those columns,
+   which gives ``(N, OC, OH * OW)``: the output in NCHW order, with no transpose;
 4. the backward of the window view is col2im: each window's gradient is added
    back where the window was read, a scatter-add done as ``kh * kw`` strided
    slice additions (the transpose of the view).
@@ -139,7 +141,7 @@ class WindowsBackward(Node):
         z = xp.zeros(self.shape, dtype=g.dtype)
         kw = self.k[1]
         for n, key in enumerate(_window_slices(self.k, self.s, self.o)):
-            z[key] = z[key] + g[..., n // kw, n % kw]
+            z[key] += g[..., n // kw, n % kw]  # in place where the namespace allows
         return (z,)
 
 
@@ -182,9 +184,14 @@ def unfold(x: Tensor, kernel_size: Any, stride: Any = 1, padding: Any = 0) -> Te
     k = _pair(kernel_size, "kernel_size", "unfold", 1)
     s = _pair(stride, "stride", "unfold", 1)
     p = _pair(padding, "padding", "unfold", 0)
-    n, c = x.shape[:2]
-    oh, ow = _out_size("unfold", x.shape, k, s, p)
-    win = _windows(_pad2d(x, p), k, s)  # (N, C, OH, OW, kh, kw)
+    _out_size("unfold", x.shape, k, s, p)
+    return _im2col(x, k, s, p)
+
+
+def _im2col(x: Tensor, k: Pair, s: Pair, p: Pair) -> Tensor:
+    """The window view, reshaped: ``(N, C, H, W) -> (N, C * kh * kw, OH * OW)``."""
+    win = _windows(_pad2d(x, p), k, s)  # (N, C, OH, OW, kh, kw), a view
+    n, c, oh, ow = win.shape[:4]
     return win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
 
 
@@ -215,12 +222,9 @@ def conv2d(
     s = _pair(stride, "stride", "conv2d", 1)
     p = _pair(padding, "padding", "conv2d", 0)
     oh, ow = _out_size("conv2d", x.shape, (kh, kw), s, p)
-    win = _windows(_pad2d(x, p), (kh, kw), s)  # (N, C, OH, OW, kh, kw), a view
-    cols = win.permute(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)  # im2col
-    out = cols @ weight.reshape(oc, c * kh * kw).mT  # (N * OH * OW, OC)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(n, oh, ow, oc).permute(0, 3, 1, 2)
+    cols = _im2col(x, (kh, kw), s, p)  # (N, C * kh * kw, OH * OW)
+    out = (weight.reshape(oc, c * kh * kw) @ cols).reshape(n, oc, oh, ow)
+    return out if bias is None else out + bias.reshape(oc, 1, 1)
 
 
 def _pool_args(fn: str, kernel_size: Any, stride: Any) -> tuple[Pair, Pair]:
