@@ -1017,7 +1017,7 @@ def _parse_key(key: Any, shape: Shape, advanced: bool) -> tuple[list, int, bool]
 
 def _is_array_index(k: Any) -> bool:
     """Whether one entry of an index key makes the key advanced (NumPy's rules)."""
-    if isinstance(k, (list, tuple, bool, np.bool_)):
+    if isinstance(k, (list, tuple, range, bool, np.bool_)):
         return True
     if isinstance(k, Tensor):
         return k._data.ndim > 0 or _kind(k) == "b"

@@ -104,6 +104,7 @@ def test_index_tensors_and_masks(device):
     np.testing.assert_array_equal(x[mask].numpy(), a[a > 4.5])
     x[mask].sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), (a > 4.5).astype(float))
+    np.testing.assert_array_equal(x[range(1, 3), (0, 3)].numpy(), a[[1, 2], [0, 3]])
     # a 0-d int tensor is an int: basic indexing
     assert x[sg.tensor(1, device=device)].shape == (4,)
 
