@@ -69,11 +69,15 @@ for epoch in range(5):
 # After each exercise comes a `check(...)` cell. It runs the episode's tests on
 # the function *you* defined in this notebook and shows a table: which tests
 # pass, what was expected, what your function returned, and a hint. It never
-# crashes your notebook, whatever your code does. The tests live in
-# `stridegrad/course/checkpoints/`; reading them is allowed and often helps.
+# crashes your notebook, whatever your code does. The tests live in the
+# package's `course/checkpoints/` folder, one file per episode (`ep01.py`...);
+# `import stridegrad.course.checkpoints as c; print(c.__path__[0])` prints where
+# it is on your machine. Reading them is allowed and often helps.
 #
-# One rule: define the exercises yourself. A function imported from the
-# reference library gets no credit; `check()` says so.
+# One rule: define the exercises yourself, with `def` in this notebook. A
+# function that was not defined here (imported from the library or from any
+# other module, or one that just calls the library's version) gets no credit;
+# `check()` says so.
 
 # %% [markdown]
 # ## Warm-up · `flatten`
@@ -148,13 +152,13 @@ def box(x, y, w, h, text, color):
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
 
-box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(episodes 06-11)", "#fde9c9")
+box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(episodes 06-12)", "#fde9c9")
 box(1.5, 1.75, 6, 0.8, "the array API: add, matmul, sum, reshape, ...", "#dbe9f7")
-for k, (name, text) in enumerate([("python", "stridegrad.array\npure Python, episodes 01-05"),
+for k, (name, text) in enumerate([("python", "stridegrad.array\npure Python\nepisodes 01-05"),
                                   ("cpu", "NumPy\nfast C loops"),
                                   ("cuda", "CuPy\nNVIDIA GPU")]):
-    box(0.2 + 3 * k, 0.1, 2.6, 1.05, f'device="{name}"\n{text}', "#e3f4e1")
-    ax.annotate("", xy=(1.5 + 3 * k, 1.15), xytext=(1.5 + 3 * k, 1.75),
+    box(0.2 + 3 * k, 0.05, 2.6, 1.3, f'device="{name}"\n{text}', "#e3f4e1")
+    ax.annotate("", xy=(1.5 + 3 * k, 1.35), xytext=(1.5 + 3 * k, 1.75),
                 arrowprops={"arrowstyle": "->"})
 ax.annotate("", xy=(4.5, 2.55), xytext=(4.5, 3.1), arrowprops={"arrowstyle": "->"})
 plt.show()
