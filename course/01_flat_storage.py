@@ -58,13 +58,13 @@ def draw_boxes(ax, rows, x0=0.0, n=24):
 
 fig, axes = plt.subplots(3, 1, figsize=(9, 5.5), gridspec_kw={"height_ratios": [1, 4, 3]})
 draw_boxes(axes[0], [storage])
-axes[0].set_title("shape (24,)   strides (1,)", loc="left")
+axes[0].set_title("shape (24,)", loc="left")
 draw_boxes(axes[1], [storage[6 * i: 6 * i + 6] for i in range(4)])
-axes[1].set_title("shape (4, 6)   strides (6, 1)", loc="left")
+axes[1].set_title("shape (4, 6)", loc="left")
 for b in range(2):  # the two 3 x 4 blocks of shape (2, 3, 4), side by side
     draw_boxes(axes[2], [storage[12 * b + 4 * i: 12 * b + 4 * i + 4] for i in range(3)], x0=5.0 * b)
     axes[2].text(5.0 * b + 2, 1.3, f"[{b}, :, :]", ha="center")
-axes[2].set_title("shape (2, 3, 4)   strides (12, 4, 1)", loc="left", pad=22)
+axes[2].set_title("shape (2, 3, 4): block [0, :, :], then block [1, :, :]", loc="left", pad=22)
 for ax in axes:
     ax.set_xlim(-0.2, 24.2)
     ax.set_aspect("equal")
@@ -74,8 +74,10 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Reading left to right, top to bottom, every picture visits the boxes in the
-# same order: 0, 1, 2, ... This order, where the **last** index moves fastest,
+# Read each row left to right and the rows top to bottom (and, for the 3-D
+# array, all of block `[0]` before block `[1]`): every picture visits the
+# boxes in the same order, 0, 1, 2, ... This order, where the **last** index
+# moves fastest,
 # is called **row-major** (or C order). It is NumPy's and PyTorch's default.
 # The other classic choice, column-major (Fortran order), moves the *first*
 # index fastest; you will meet it again in the next episode.
@@ -111,6 +113,12 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 # Work from the right: the last axis has stride 1, and each stride is the
 # stride to its right times the size to its right. (Our strides count
 # *elements*; NumPy's count bytes, more on that at the end.)
+#
+# One corner case: a size of 0 counts as 1 in that product, as in NumPy. An
+# empty array has no elements, so any strides would address them all; counting
+# 0 as 1 keeps every stride above 0, because a stride of 0 means something
+# else (repeating one element, episode 04). So `(3, 0, 2)` has strides
+# `(2, 2, 1)`.
 
 # %%
 #| exercise: stridegrad.array.layout.contiguous_strides
@@ -140,8 +148,7 @@ contiguous_strides((2, 3, 4)), contiguous_strides((4, 6)), contiguous_strides(()
 
 # %%
 #| calls-exercise
-shape = (2, 3, 4)
-strides = contiguous_strides(shape)
+strides = (12, 4, 1)  # the strides of shape (2, 3, 4), from the picture above
 storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0), strides)]
 
 # %%
