@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import socket
 import string
@@ -183,8 +184,16 @@ def _launcher(name: str):
     try:
         sandbox.find(name)
     except sandbox.SandboxUnavailable as exc:
+        if name == "bwrap" and os.geteuid() == 0 and shutil.which("bwrap"):
+            return "bwrap-as-root"  # grade() does not use it, but its isolation is tested
         return pytest.param(name, marks=pytest.mark.skip(
             reason=f"the {name} sandbox cannot start on this machine: {exc}"))
+    return name
+
+
+def _mode(name: str):
+    if name == "bwrap-as-root":
+        return sandbox.Sandbox("bwrap", shutil.which("bwrap"))
     return name
 
 
@@ -275,11 +284,16 @@ def _arena(base: Path, attacks, mode) -> dict:
 
 @pytest.fixture(scope="module", params=[_launcher("bwrap"), _launcher("unshare")])
 def sandboxed(request, tmp_path_factory):
-    return _arena(tmp_path_factory.mktemp(f"arena-{request.param}"), ATTACKS, request.param)
+    result = _arena(tmp_path_factory.mktemp(f"arena-{request.param}"), ATTACKS,
+                    _mode(request.param))
+    return dict(result, launcher=request.param)
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_attack_fails_in_the_sandbox(sandboxed, attack):
+    if sandboxed["launcher"] == "bwrap-as-root" and attack == "start_200_processes":
+        pytest.skip("bwrap run by root gives the sandbox uid 0, which the kernel exempts "
+                    "from RLIMIT_NPROC (so grading as root uses the unshare launcher)")
     g = sandboxed["grades"][attack]
     assert (g.status, g.points) == ("graded", FULL + 1), g.message
 

@@ -46,7 +46,7 @@ PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "ppc64le
               "ppc64": 203, "s390x": 217, "armv7l": 218, "i686": 217, "loongarch64": 41}
 SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf",
-       "localtime", "mime.types")
+       "localtime", "mime.types", "fonts")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 SANDBOX_ID = 1000
 #: The uid and gid (outside) of the sandbox when the grader runs as root: no user's.

@@ -6,8 +6,9 @@ Used by ``stridegrad grade`` and ``stridegrad check``: the parent starts one
 worker per notebook (in the grader's sandbox, :mod:`stridegrad.course.sandbox`,
 or without one) with a wall-clock timeout. Everything the worker needs comes
 on stdin, as one JSON line read before any notebook code runs: the one-time
-token, the notebook's name and bytes, and the instructor's hidden tests (their
-source, never a file the notebook could open). The worker writes the notebook
+token, the notebook's name and bytes, the instructor's hidden tests (their
+source, never a file the notebook could open), and files to put in the working
+folder first (matplotlib's font cache, so that a sandbox need not rebuild it). The worker writes the notebook
 into its working folder, limits its own address space, file size, open files
 and (in the sandbox) processes, and closes stdin.
 
@@ -251,6 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     name = Path(str(message.get("name") or "notebook.ipynb")).name
     raw = base64.b64decode(message.get("notebook", ""))
     limits = _limit(args.memory, args.processes, args.file_size, args.open_files)
+    for relative, text in (message.get("files") or {}).items():  # warm caches (matplotlib's)
+        path = Path(relative)
+        if not path.is_absolute() and ".." not in path.parts:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
     try:
         Path(name).write_bytes(raw)  # the notebook's own copy, in its working folder
         cells = parse_code_cells(raw, name)

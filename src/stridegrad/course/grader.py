@@ -62,6 +62,7 @@ from stridegrad.course.sandbox import (
     find,
     process_limit,
     sandbox_env,
+    warm_files,
 )
 
 __all__ = [
@@ -200,7 +201,7 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
     except OSError as exc:
         return {"status": "invalid-notebook", "message": f"cannot read the notebook: {exc}"}
     token = secrets.token_hex(16)
-    message = {"token": token, "name": Path(notebook).name,
+    message: dict = {"token": token, "name": Path(notebook).name,
                "notebook": base64.b64encode(raw).decode("ascii"), "extra_tests": None}
     if extra_tests:
         message["extra_tests"] = {"name": Path(extra_tests).name,
@@ -213,18 +214,25 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
     with tempfile.TemporaryDirectory(prefix="stridegrad-grade-") as tmp:
         work = Path(tmp)
         if sandbox is not None:
+            message["files"] = dict(warm_files())
             cmd += ["--processes", str(process_limit(limits.processes))]
             (work / "root").mkdir()
-            cmd, env = sandbox.command(cmd, work / "root", limits.disk_mb), sandbox_env()
-        else:
-            env = _worker_env()
-            env["IPYTHONDIR"] = str(work / ".ipython")
         stderr_path = work / "stderr.txt"
         start = time.monotonic()
         with open(stderr_path, "wb") as stderr:
-            proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=stderr,
-                                    start_new_session=hasattr(os, "killpg"))
+            pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": stderr,
+                     "start_new_session": hasattr(os, "killpg")}
+            try:
+                if sandbox is not None:
+                    proc = sandbox.popen(cmd, work / "root", limits.disk_mb, env=sandbox_env(),
+                                         **pipes)
+                else:
+                    env = _worker_env()
+                    env["IPYTHONDIR"] = str(work / ".ipython")
+                    proc = subprocess.Popen(cmd, cwd=work, env=env, **pipes)
+            except OSError as exc:
+                return {"status": "crashed", "seconds": 0.0,
+                        "message": f"the grader could not start the notebook's process: {exc}"}
             code, out = _talk(proc, (json.dumps(message) + "\n").encode(), timeout)
         seconds = round(time.monotonic() - start, 3)
         if code is None:
@@ -324,9 +332,11 @@ def _discover(submitted: Path, assignment: str) -> list[Path]:
     return students
 
 
-def _sandbox_for(sandbox: bool | str) -> Sandbox | None:
+def _sandbox_for(sandbox: bool | str | Sandbox) -> Sandbox | None:
     if sandbox is False:
         return None
+    if isinstance(sandbox, Sandbox):
+        return sandbox
     try:
         return find(None if sandbox is True else sandbox)
     except (SandboxUnavailable, ValueError) as exc:
@@ -353,13 +363,14 @@ def _write_csvs(out: Path, grades: list[StudentGrade], mode: str) -> None:
 
 def grade(submitted: Path, episode: str, out: Path, *, timeout: float = 120.0,
           memory: int | None = 2048, jobs: int = 1, extra_tests: Path | None = None,
-          cell_timeout: float | None = None, sandbox: bool | str = True,
+          cell_timeout: float | None = None, sandbox: bool | str | Sandbox = True,
           limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print) -> list[StudentGrade]:
     """Grade every student's notebook of one lesson; write the CSVs and feedback files.
 
     ``sandbox``: True (the default) runs each notebook in the first sandbox that
     works here and refuses to grade if none does; ``"bwrap"`` or ``"unshare"``
-    picks one; False runs the notebooks with the caller's rights, and says so.
+    picks one (or a :class:`~stridegrad.course.sandbox.Sandbox`, as is); False runs the
+    notebooks with the caller's rights, and says so.
     """
     if timeout <= 0:
         raise GradeError(f"--timeout must be positive, got {timeout}")

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["LAUNCHERS", "Limits", "Sandbox", "SandboxUnavailable", "find", "process_limit",
-           "sandbox_env", "sandbox_uid", "verdict"]
+           "sandbox_env", "sandbox_uid", "verdict", "warm_files"]
 
 LAUNCHERS = ("bwrap", "unshare")
 _INIT = Path(__file__).with_name("_sandbox_init.py")
@@ -133,6 +133,23 @@ def sandbox_uid() -> int:
     return SANDBOX_KUID if os.geteuid() == 0 else os.geteuid()
 
 
+@functools.lru_cache(maxsize=1)
+def warm_files() -> tuple[tuple[str, str], ...]:
+    """Files to put in the sandbox's working folder before the notebook runs: this
+    user's matplotlib font list, which matplotlib would otherwise rebuild in every
+    sandbox (a quarter of a second each). Relative to the working folder, which is
+    the sandbox's HOME."""
+    base = os.environ.get("MPLCONFIGDIR") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib")
+    files = []
+    for path in sorted(Path(base).glob("fontlist-v*.json"))[-1:]:
+        try:
+            files.append((f".matplotlib/{path.name}", path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            pass
+    return tuple(files)
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """A way to start a command in the sandbox: ``bwrap`` or ``unshare`` (our launcher,
@@ -141,18 +158,24 @@ class Sandbox:
     launcher: str
     executable: str
 
-    def command(self, argv: list[str], root: Path, disk_mb: int) -> list[str]:
-        """``argv`` wrapped to run in a fresh sandbox; ``root`` is an empty folder of the
-        grader's (the unshare launcher builds the notebook's file system on it)."""
+    def popen(self, argv: list[str], root: Path, disk_mb: int, **popen) -> subprocess.Popen:
+        """Start ``argv`` in a fresh sandbox (``popen``: more subprocess.Popen arguments);
+        ``root`` is an empty folder of the grader's (our launcher builds the notebook's
+        file system on it)."""
         if self.launcher == "unshare":
-            return [self.executable, "-I", "-S", str(_INIT), str(root), str(int(disk_mb)),
-                    *_python_paths(), "--", *argv]
+            cmd = [self.executable, "-I", "-S", str(_INIT), str(root), str(int(disk_mb)),
+                   *_python_paths(), "--", *argv]
+            return subprocess.Popen(cmd, cwd="/", **popen)
+        return subprocess.Popen(self._bwrap(argv, disk_mb), cwd="/", **popen)
+
+    def _bwrap(self, argv: list[str], disk_mb: int) -> list[str]:
         from stridegrad.course._sandbox_init import ETC, SANDBOX_ID, SYSTEM
 
-        cmd = [self.executable, "--unshare-user", "--unshare-pid", "--unshare-net",
-               "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--disable-userns",
+        cmd = [self.executable, "--unshare-user", "--disable-userns", "--unshare-pid",
+               "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID), "--hostname", "sandbox"]
+               "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID),
+               "--hostname", "sandbox"]
         for name in SYSTEM:
             path = "/" + name
             if os.path.islink(path):
@@ -241,12 +264,12 @@ def _probe(launcher: str) -> Sandbox:
     with tempfile.TemporaryDirectory(prefix="stridegrad-probe-") as tmp:
         (Path(tmp) / "root").mkdir()
         try:
-            proc = subprocess.run(box.command([sys.executable, "-c", probe], Path(tmp) / "root", 8),
-                                  env=sandbox_env(), capture_output=True, text=True, timeout=60,
-                                  stdin=subprocess.DEVNULL, cwd="/")
+            proc = box.popen([sys.executable, "-c", probe], Path(tmp) / "root", 8,
+                             env=sandbox_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+            out, err = proc.communicate(timeout=60)
         except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(f"{launcher} did not start: {exc}") from None
-    out, err = proc.stdout, proc.stderr
     if proc.returncode != 0:
         lines = [ln for ln in err.strip().splitlines() if ln.strip()]
         why = _why_not()
