@@ -14,6 +14,33 @@ Python Array API standard runs on it as it runs on NumPy:
 ``stridegrad.array.layout`` holds the pure index arithmetic behind it all.
 Dtypes are labels over Python numbers: ``float32`` is *not* rounded to single
 precision (see ``stridegrad.array._dtypes``).
+
+Array API conformance
+---------------------
+The namespace implements every core function, operator and dtype of API
+``2023.12`` (``__array_api_version__``) except the complex dtypes; the
+``linalg`` and ``fft`` extensions are absent. ``conformance/run.py`` runs the
+standard's own test suite against it. Where pure Python cannot do what the
+standard asks, the difference is named here and nowhere silent:
+
+* **No complex dtypes.** ``complex64``/``complex128`` do not exist; ``conj``,
+  ``real`` and ``imag`` accept real arrays (identity, identity, zeros), as API
+  2024.12 defines them.
+* **float32 is not rounded.** Values are Python floats (double precision)
+  whatever the label; ``float32`` results are more precise than a float32
+  library's and do not overflow to ``inf`` at ``finfo(float32).max``.
+* **Integers do not wrap in arithmetic.** Python ints are exact: ``int8``
+  127 + 1 is 128, not -128, and values stay outside ``iinfo(dtype)`` until
+  converted; ``__array__`` (NumPy conversion) wraps them modulo ``2**bits``,
+  as a fixed-width array would hold them. Integer ``pow`` and
+  ``bitwise_left_shift`` do work in the dtype's width, since their exact
+  Python results can be too large to build (``int8`` 2 ** 7 is -128, 64 << 1
+  is -128); ``bitwise_invert`` of ``uint8`` 1 is 254.
+* **No DLPack.** The storage is a Python list, not a buffer: ``from_dlpack``
+  and ``x.__dlpack__()`` raise ``BufferError`` (convert with ``asarray`` or
+  ``numpy.asarray``, which copy).
+* **One device**, ``"python"``; any other device is a ValueError.
+* Negative shift counts are a ValueError (the standard leaves them undefined).
 """
 
 from __future__ import annotations

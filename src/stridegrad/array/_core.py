@@ -569,7 +569,8 @@ def mask_offsets(x: StridedArray, key):
         elif k is Ellipsis:
             before += len(x._shape) - consumed
     span = shape[before : before + mask.ndim]
-    if span != mask._shape:
+    # a mask axis of length 0 selects nothing, whatever the size of the axis (as NumPy)
+    if any(m not in (d, 0) for m, d in zip(mask._shape, span)):
         raise IndexError(
             f"boolean index of shape {mask._shape} does not match the indexed dimensions "
             f"{span} of the array of shape {x._shape}"

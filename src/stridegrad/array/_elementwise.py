@@ -284,7 +284,8 @@ def remainder(x1, x2, /) -> StridedArray:
 
 
 def pow(x1, x2, /) -> StridedArray:
-    """``x1 ** x2`` elementwise. Integer arrays cannot take negative integer powers."""
+    """``x1 ** x2`` elementwise. Integer arrays cannot take negative integer powers, and
+    integer results wrap around in the dtype's bit width (``int8`` 2 ** 7 is -128)."""
     dtype = _operand_dtype_checked("pow", x1, x2)
     if dtype.kind == "f":
         return _binary("pow", x1, x2, math.pow, safe=_safe_pow, natural=True)
@@ -293,7 +294,16 @@ def pow(x1, x2, /) -> StridedArray:
     exponents = values(x2) if isinstance(x2, StridedArray) else [x2]
     if any(e < 0 for e in exponents):
         raise ValueError("pow: integers to negative integer powers are not allowed")
-    return _binary("pow", x1, x2, operator.pow, out_dtype=dtype)
+    # in the dtype's bit width, as fixed-width ints compute it: 3 ** (2**62) would
+    # otherwise be a Python int too large to build
+    modulus = 1 << (8 * dtype.itemsize)
+    top = modulus >> 1 if dtype.kind == "i" else 0
+
+    def int_pow(a, b):
+        v = builtins.pow(a, b, modulus)
+        return v - (v & top) * 2
+
+    return _binary("pow", x1, x2, int_pow, out_dtype=dtype)
 
 
 def _operand_dtype_checked(name, x1, x2) -> DType:
@@ -634,15 +644,24 @@ def _shift(name, op, x1, x2) -> StridedArray:
     counts = values(x2) if isinstance(x2, StridedArray) else [x2]
     if builtins.any(c < 0 for c in counts):
         raise ValueError(f"{name}: shift counts must be non-negative, got {builtins.min(counts)}")
-    if dtype.kind == "u" and op is operator.lshift:
+    if op is operator.lshift:
+        # bits shifted past the width are lost, as in a fixed-width int (and 1 << 10**9
+        # does not build a huge Python int)
         mask = (1 << bits) - 1
-        return _binary(name, x1, x2, lambda a, b: (a << b) & mask if b < bits else 0,
-                       out_dtype=dtype)
+        top = 1 << (bits - 1) if dtype.kind == "i" else 0
+
+        def lshift(a, b):
+            if b >= bits:
+                return 0
+            v = (a << b) & mask
+            return v - (v & top) * 2  # two's complement for signed ints
+
+        return _binary(name, x1, x2, lshift, out_dtype=dtype)
     return _binary(name, x1, x2, op, out_dtype=dtype)
 
 
 def bitwise_left_shift(x1, x2, /) -> StridedArray:
-    """``x1 << x2`` for integers (``x2 >= 0``). Unsigned results keep their bit width."""
+    """``x1 << x2`` for integers (``x2 >= 0``), in the dtype's bit width: bits shifted out are lost."""
     return _shift("bitwise_left_shift", operator.lshift, x1, x2)
 
 
