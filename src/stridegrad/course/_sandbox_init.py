@@ -113,6 +113,10 @@ def enter_namespaces():
 def build_root(root, disk_mb, read_only):
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
+    # the private /tmp first: a Python (or a clone) under /tmp is bound inside it
+    os.mkdir(os.path.join(root, "tmp"))
+    mount("tmpfs", os.path.join(root, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV,
+          f"size={int(disk_mb)}m,mode=0700,uid={_inner_owner()},gid={_inner_owner()}")
     for name in SYSTEM:
         path = "/" + name
         if os.path.islink(path):
@@ -141,9 +145,6 @@ def build_root(root, disk_mb, read_only):
         os.symlink(target, os.path.join(dev, name))
     os.mkdir(os.path.join(root, "proc"))
     mount("proc", os.path.join(root, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    os.mkdir(os.path.join(root, "tmp"))
-    mount("tmpfs", os.path.join(root, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV,
-          f"size={int(disk_mb)}m,mode=0700,uid={_inner_owner()},gid={_inner_owner()}")
 
 
 def _inner_owner():
