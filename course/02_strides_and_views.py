@@ -25,7 +25,7 @@ from stridegrad.course import check
 from stridegrad.array.layout import Shape, Strides  # names used in the signatures
 from stridegrad.array.layout import numel, contiguous_strides, index_to_offset, offset_to_index  # episode 01
 from stridegrad.viz import storage_picture, stride_explorer
-import operator
+import operator  # operator.index(k): k as a plain int, or a TypeError (slice_layout uses it)
 import matplotlib.pyplot as plt
 
 # %% [markdown]
@@ -69,9 +69,10 @@ plt.show()
 # at each new row.
 #
 # Look again at `x.T`: shape `(4, 3)`, strides `(1, 4)`. The *first* index
-# moves fastest in storage. These are the column-major (Fortran-order) strides
-# of episode 01: the transpose of a row-major array is a column-major array,
-# for free.
+# moves fastest in storage. That is the other classic layout that episode 01
+# mentioned, column-major (Fortran order), where the first index moves
+# fastest: the transpose of a row-major array is a column-major array, for
+# free.
 
 # %% [markdown]
 # ## Play with it: the stride explorer
@@ -80,7 +81,9 @@ plt.show()
 # touches and in what order (`#0` is read first). The `start` and `step` menus
 # slice the view's last axis, `view[..., start::step]`. Things to try:
 #
-# - `x.T`, then `y.permute(2, 0, 1)`: the same twelve cells in another order.
+# - `x.T`, then `y.permute(2, 0, 1)`: the same twelve cells in another order
+#   (`y` is `x.reshape(2, 3, 2)`, the same storage seen as a 3-D array; the
+#   menu lists it too).
 # - `x[1]`: a row is four neighbours starting at offset 4.
 # - `x` with step `-1`: each row backwards. Then set start to `0`: only one
 #   element per row is left. A backwards slice that *starts at 0* keeps
@@ -88,7 +91,8 @@ plt.show()
 # - `x[:, ::2]` and `x[1:, 1:3]`: not contiguous, but in two different ways.
 #   One of them can still be flattened without a copy (exercise 4).
 #
-# (The widget needs a running kernel; in a saved copy you see a one-line summary.)
+# (The widget needs a running kernel. Where there is none, as in the stored
+# copy of this lesson, you see a one-line summary of the view instead.)
 
 # %% tags=["nbval-ignore-output"]
 stride_explorer("x.T")

@@ -25,7 +25,8 @@
 #| setup
 from stridegrad.course import check
 from stridegrad.array.layout import Shape, Strides, View  # names used in the signatures
-from stridegrad.array.layout import numel, permute_layout  # episodes 01-02
+from stridegrad.array.layout import numel, contiguous_strides, offset_to_index  # episode 01
+from stridegrad.array.layout import permute_layout  # episode 02
 from stridegrad.viz import storage_picture
 from itertools import chain, repeat
 import matplotlib.pyplot as plt
@@ -65,7 +66,10 @@ mt
 # `p, p + s, ..., p + (d - 1) * s`. After the last dimension, the runs of the
 # last axis sit side by side, which is row-major order.
 #
-# The transpose `mt` visits `0, 3, 1, 4, 2, 5`:
+# The transpose `mt` visits the storage positions `0, 3, 1, 4, 2, 5`. The
+# picture draws the storage row; the number above a cell says **when** it is
+# read: cell 1 is read third (`#2`), cell 3 second (`#1`). So that row of
+# numbers reads `0 2 4 1 3 5`, the visiting order seen from the storage side.
 
 # %%
 storage_picture((3, 2), (1, 3), 0, storage_size=6, title="mt: shape (3, 2), strides (1, 3)")
@@ -75,6 +79,11 @@ plt.show()
 # Two cases to keep in mind: a 0-d view (shape `()`) has exactly one element,
 # at the offset, and a view with a size-0 axis has none. A stride of 0 simply
 # reads the same position again (episode 04 builds broadcasting on that).
+#
+# The setup cell imported two helpers from `itertools` that fit this job:
+# `repeat(p, d)` gives `p` `d` times (the run of a stride-0 axis, which
+# `range` refuses: its step cannot be 0), and `chain.from_iterable(runs)` joins
+# a sequence of runs into one. Use them, or plain loops.
 
 # %%
 #| exercise: stridegrad.array.layout.iter_offsets
@@ -192,16 +201,27 @@ sum_axis(m, 0), sum_axis(m, 1), sum_axis(m, 1, keepdims=True)
 # ### Why `keepdims`?
 #
 # To centre each row of `m`, subtract the row means. With `keepdims=True` the
-# sums have shape `(2, 1)`, which lines up with `(2, 3)`: each row of the
-# result is matched with one row of `m`. Episode 04 makes that pairing
-# automatic (broadcasting); here we spell it out with a stride of 0 along the
-# columns, which repeats each row's total three times.
+# sums have shape `(2, 1)`: as many axes as `m`, so the two shapes line up
+# **axis by axis**. Wherever the sums have a 1 and `m` has more, read the sums
+# with a stride of 0 (the same value again); everywhere else, step as usual.
+# The code below derives the pairing from the shape your `sum_axis` returned.
+# Episode 04 makes this automatic (broadcasting).
+#
+# Without `keepdims` the shape would be `(2,)`: one axis against `m`'s two,
+# and nothing in it says *which* axis was summed away (`(2,)` could pair
+# with either axis of a `(2, 2)` array). Try it: with `keepdims=False` below,
+# the pairing gets one stride for `m`'s two axes, and the result is silently
+# wrong: two numbers where there should be six. The library's arrays check the
+# number of strides against the shape; these bare tuples do not.
 
 # %%
 #| calls-exercise
-sums, shape = sum_axis(m, 1, keepdims=True)   # [3, 12], shape (2, 1)
-means = ([s / 3 for s in sums], (2, 3), (1, 0), 0)   # stride 0: each mean repeated along a row
-nested(map_binary(lambda v, mu: v - mu, m, means), (2, 3))
+sums, kept = sum_axis(m, 1, keepdims=True)   # [3, 12], shape (2, 1)
+pairing = tuple(0 if k == 1 and n != 1 else s
+                for k, n, s in zip(kept, m[1], contiguous_strides(kept)))
+print("sums of shape", kept, "read as", m[1], "with strides", pairing)
+means = ([v / 3 for v in sums], m[1], pairing, 0)
+nested(map_binary(lambda v, mu: v - mu, m, means), m[1])
 
 # %% [markdown]
 # ### Why reducing a transposed view still works

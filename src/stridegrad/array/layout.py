@@ -369,7 +369,8 @@ def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides
     Args:
         shape: current sizes.
         strides: current element strides.
-        new_shape: the requested sizes (no ``-1``; see ``infer_shape``).
+        new_shape: the requested sizes, all known (a ``-1`` is resolved before this
+            is called).
 
     Returns:
         The new strides, or None when NumPy's ``reshape`` would copy.
@@ -585,8 +586,9 @@ def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
 
     It is computed one dimension at a time instead: start from ``[offset]``
     and, for each dimension, replace every position ``p`` by the run
-    ``p, p + s, ..., p + (d - 1) * s``. Each run is a ``range``, so the work per
-    element happens in C, with no index tuples.
+    ``p, p + s, ..., p + (d - 1) * s``. Each run is a ``range`` (or, for a stride
+    of 0, which ``range`` refuses, ``itertools.repeat``), so the work per element
+    happens in C, with no index tuples.
 
     Args:
         shape: sizes of the dimensions.
@@ -598,8 +600,8 @@ def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
         an empty one).
 
     Example:
-        >>> iter_offsets((2, 3), (1, 2))       # a transposed (3, 2) array
-        [0, 2, 4, 1, 3, 5]
+        >>> iter_offsets((3, 2), (1, 3))       # the transpose of a (2, 3) array
+        [0, 3, 1, 4, 2, 5]
     """
     positions = [offset]
     for d, s in zip(shape, strides):
