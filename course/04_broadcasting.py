@@ -165,9 +165,17 @@ broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 
 # Now the payoff. With both operands read through broadcast strides, an
 # elementwise operation on different shapes is the same loop as on equal
 # shapes: for every index of the result shape, read `x` and `y` *through their
-# own strides*, apply `op`, and append. Your index arithmetic from episode 01
-# does the reading (`offset_to_index` walks the indices in row-major order,
-# `index_to_offset` finds each operand's element).
+# own strides*, apply `op`, and append. Episode 01's index arithmetic does
+# the reading (`offset_to_index` walks the indices in row-major order,
+# `index_to_offset` finds each operand's element). The cell imports the
+# library's versions of those two, so this exercise works whatever state your
+# episode-01 notebook is in.
+#
+# Episode 03's `iter_offsets(shape, x_strides)` would find the same positions
+# faster, a whole list at once, and the library zips two of those. The
+# index-by-index loop is here because it shows what broadcasting is: the same
+# index, read through two sets of strides, one of them 0 where that operand is
+# repeated.
 #
 # The function takes the strides ready made, so it can be checked on its own;
 # the cell after it puts all three exercises together.
@@ -220,7 +228,8 @@ add([0, 10, 20], (3, 1), list(range(12)), (3, 4))
 # Type two shapes (`3, 1` or `(3, 1)`; an empty box is a scalar). The
 # explorer aligns them from the right, colours the dimensions that stretch,
 # shows the strides that read each operand as the result, and gives the
-# result shape, or the exact error `broadcast_shapes` raises. Try `(3,)`
+# result shape, or the exact error the library's `broadcast_shapes` raises
+# (the one yours should raise too). Try `(3,)`
 # with `(3, 4)`, then `(3, 1)` with `(3, 4)`; `(8, 1, 6, 1)` with
 # `(7, 1, 5)`; `(2, 3)` with `(3, 2)`.
 
@@ -231,13 +240,14 @@ explorer = broadcast_explorer((3, 1), (3, 4))
 explorer
 
 # %% [markdown]
-# Without a running kernel (on a static page) the widget cannot show; here is
-# what it shows for `(3,)` and `(3, 4)`, read from its state:
+# Without a running kernel (on a static page) the widget cannot show, and you
+# see the one line above instead. Here is what a second explorer shows for
+# `(3,)` and `(3, 4)`, read from its state (the one above keeps its shapes):
 
 # %%
-explorer.text_a.value = "3"
-print("result:", explorer.result)
-print("error: ", explorer.error)
+probe = broadcast_explorer("3", (3, 4))
+print("result:", probe.result)
+print("error: ", probe.error)
 
 # %% [markdown]
 # ## Common mistakes

@@ -153,6 +153,13 @@ class BroadcastExplorer(widgets.VBox):
     def html_text(self) -> str:
         return self.output.value
 
+    def __repr__(self) -> str:
+        # the text a notebook shows where the widget cannot render (a static page,
+        # a closed kernel): the two shapes and the verdict, never a cut widget tree
+        a, b = self.text_a.value, self.text_b.value
+        verdict = f"-> {self.result}" if self.error is None else f"-> error: {self.error}"
+        return f"BroadcastExplorer(shape a: {a!r}, shape b: {b!r} {verdict})"
+
     def _update(self, change=None) -> None:
         self.shape_a = self.shape_b = self.result = self.error = None
         self.columns = []
