@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 
 from stridegrad.array import layout
@@ -15,10 +16,14 @@ from stridegrad.course.checks import (
     CheckFailure,
     CheckpointFailed,
     CheckResult,
+    Row,
     load_checkpoint,
     load_checkpoint_file,
 )
+from stridegrad.course.misconceptions import Misconception, for_episode
+from stridegrad.course.misconceptions import by_episode as misconceptions_by_episode
 from stridegrad.course.paths import find_lessons
+from stridegrad.course.report import TEXT_WIDTH, result_text
 
 from .conftest import ROOT, define
 from .wrong import WRONG, by_episode
@@ -41,6 +46,7 @@ def test_reference_passes_every_test(episode):
     failing = [(r.test, r.status, r.message) for r in result.rows if not r.passed]
     assert not failing
     assert result.score == result.max_score == cp.max_points > 0
+    assert not any(r.diagnosis or r.cause for r in result.rows)
 
 
 @pytest.mark.parametrize("episode", EPISODES)
@@ -75,13 +81,220 @@ def test_checkpoint_fails_known_wrong_implementation(episode, exercise, label, s
     assert {r.status for r in result.rows} <= {"pass", "fail", "error", "timeout"}, result
 
 
+MISCONCEPTIONS = [(ep, ex, m) for ep, by_ex in misconceptions_by_episode().items()
+                  for ex, ms in by_ex.items() for m in ms]
+
+
+@pytest.mark.parametrize("episode, exercise, m", MISCONCEPTIONS,
+                         ids=[f"{ep}-{ex}-{m.label}" for ep, ex, m in MISCONCEPTIONS])
+def test_every_misconception_is_rejected_with_its_own_diagnosis(episode, exercise, m):
+    result = run_checkpoint(load_checkpoint(episode), m.define(), exercise=exercise)
+    failing = [r for r in result.rows if not r.passed]
+    assert failing, f"{exercise} ({m.label}) passes the checkpoint"
+    assert {r.diagnosis for r in failing} == {m.diagnosis}, (
+        f"{exercise} ({m.label}) is diagnosed as {[r.diagnosis for r in failing]}")
+    assert not any(r.cause for r in result.rows)
+    # the table shows the diagnosis once, every line within the width, values whole
+    text = result_text(result)
+    assert _unwrapped(text).count(" ".join(m.diagnosis.split())) == 1
+    _assert_fits_and_whole(text, failing)
+
+
+def _unwrapped(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _assert_fits_and_whole(text: str, rows) -> None:
+    assert max(len(line) for line in text.splitlines()) <= TEXT_WIDTH, text
+    flat = _unwrapped(text)
+    for r in rows:
+        for value in (r.call, r.expected, r.got):
+            assert _unwrapped(value) in flat, (value, text)
+
+
+@pytest.mark.parametrize("episode", sorted(misconceptions_by_episode()))
+def test_misconceptions_are_labelled_and_explained(episode):
+    exercises = load_checkpoint(episode).exercises
+    for ex, ms in for_episode(episode).items():
+        assert ex in exercises, f"misconceptions of {ex}, not an exercise of {episode}"
+        assert all(isinstance(m, Misconception) for m in ms)
+        labels = [m.label for m in ms]
+        assert len(set(labels)) == len(labels), f"{ex}: a label used twice"
+        diagnoses = [m.diagnosis for m in ms]
+        assert len(set(diagnoses)) == len(diagnoses), f"{ex}: a diagnosis used twice"
+        for m in ms:
+            # what the mistake is, then what it visibly does
+            assert (": " in m.diagnosis or "; " in m.diagnosis) and \
+                len(m.diagnosis) > len(m.label) + 20, m.label
+
+
+def test_knock_on_failures_name_the_exercise_they_follow_from():
+    ns = define("""
+        def iter_offsets(shape, strides, offset=0):
+            positions = [offset]
+            for d, s in zip(shape, strides):
+                positions = [p + i * s for i in range(d) for p in positions]
+            return positions
+
+        def map_unary(fn, x):
+            storage, shape, strides, offset = x
+            return [fn(storage[p]) for p in iter_offsets(shape, strides, offset)]
+    """)
+    cp = load_checkpoint("03")
+    result = run_checkpoint(cp, ns, exercise="map_unary")
+    failing = [r for r in result.rows if not r.passed]
+    assert failing and all(r.cause == "iter_offsets" and not r.diagnosis for r in failing)
+    text = str(result)
+    assert "map_unary calls iter_offsets, which fails its own tests" in text
+    # checked together: iter_offsets's own rows carry the root cause and come first
+    result = run_checkpoint(cp, ns)
+    iter_rows = [r for r in result.rows if r.exercise == "iter_offsets" and not r.passed]
+    assert iter_rows and {r.diagnosis for r in iter_rows} == {
+        dict((m.label, m.diagnosis) for m in for_episode("03")["iter_offsets"])[
+            "first axis fastest (column-major)"]}
+    text = str(result)
+    first_root = text.index(iter_rows[0].test)
+    first_knock_on = text.index(failing[0].test)
+    first_pass = text.index(next(r.test for r in result.rows if r.passed))
+    assert first_root < first_knock_on < first_pass
+
+
+def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
+    # a flatten that returns nested rows fails leaves_the_input_alone by its value:
+    # the hint about changing the input would blame the wrong thing
+    ns = define("""
+        def flatten(data):
+            if not isinstance(data, list):
+                return [data]
+            return [flatten(x)[0] if isinstance(x, list) else x for x in reversed(data)]
+    """)
+    rows = {r.test: r for r in run_checkpoint(load_checkpoint("00"), ns).rows}
+    assert not rows["leaves_the_input_alone"].passed
+    assert not rows["leaves_the_input_alone"].diagnosis
+    assert rows["leaves_the_input_alone"].hint == ""
+    assert rows["flattens_a_matrix"].hint  # a general hint stays
+    # one that empties its input (and also forgets to wrap a number) gets it
+    ns = define("""
+        def flatten(data):
+            if not isinstance(data, list):
+                return data
+            out = []
+            while data:
+                item = data.pop(0)
+                out.extend(flatten(item) if isinstance(item, list) else [item])
+            return out
+    """)
+    row = run_checkpoint(load_checkpoint("00"), ns).row("leaves_the_input_alone")
+    assert not row.diagnosis and "no pop" in row.hint
+
+
+@pytest.mark.parametrize("label", ["empties the input", "extends the caller's first row",
+                                   "returns a flat input itself"])
+def test_flatten_that_changes_or_shares_its_input_fails(label):
+    m = {m.label: m for m in for_episode("00")["flatten"]}[label]
+    result = run_checkpoint(load_checkpoint("00"), m.define())
+    failing = {r.test for r in result.rows if not r.passed}
+    assert failing & {"leaves_the_input_alone", "returns_a_new_list"}
+    if label != "empties the input":  # that one also cannot take a lone number
+        assert failing <= {"leaves_the_input_alone", "returns_a_new_list"}
+
+
+def test_offset_to_index_from_the_wrong_end_fails_every_nonzero_offset():
+    m = {m.label: m for m in for_episode("01")["offset_to_index"]}["peels from the wrong end"]
+    result = run_checkpoint(load_checkpoint("01"), m.define(), exercise="offset_to_index")
+    failing = {r.test for r in result.rows if not r.passed}
+    assert failing == {"index_in_a_matrix", "index_in_a_3d_array", "index_in_a_tall_matrix",
+                       "inverts_index_to_offset"}
+
+
+def test_an_error_message_must_name_the_values():
+    def bad(offset, shape):
+        raise ValueError("bad")
+
+    def good(offset, shape):
+        raise ValueError(f"offset {offset} is out of range for shape {shape}")
+
+    with pytest.raises(CheckFailure) as info:
+        expect(bad, 6, (2, 3), raises=ValueError, naming=(6, (2, 3)))
+    assert info.value.got == "raised ValueError: bad"
+    assert info.value.expected == "raises ValueError naming 6 and (2, 3)"
+    assert expect(good, 6, (2, 3), raises=ValueError, naming=(6, (2, 3))) is None
+    ns = define("""
+        def offset_to_index(offset, shape):
+            raise ValueError("bad")
+    """)
+    rows = run_checkpoint(load_checkpoint("01"), ns, exercise="offset_to_index").rows
+    assert {r.test for r in rows if not r.passed} >= {"rejects_an_offset_past_the_end",
+                                                        "rejects_a_negative_offset"}
+
+
+def _tensor(values):
+    from stridegrad import tensor
+    return tensor(values)
+
+
+@pytest.mark.parametrize("make, change", [
+    (lambda: [1, 2], lambda a: a.pop()),
+    (lambda: [[1, 2], [3]], lambda a: a[0].extend(a[1])),
+    (lambda: {"a": [1]}, lambda a: a["a"].append(2)),
+    (lambda: {"a": 1}, lambda a: a.update(b=2)),
+    (lambda: np.array([1.0, 2.0]), lambda a: a.__setitem__(0, 5.0)),
+    (lambda: (np.zeros(2), [1]), lambda a: a[0].__iadd__(1)),
+    (lambda: _tensor([1.0, 2.0]), lambda a: a.mul_(2.0)),
+    (lambda: [_tensor([1.0]), 3], lambda a: a[0].__setitem__(0, 5.0)),
+])
+def test_unchanged_notices_any_change_in_place(make, change):
+    def changes(a):
+        change(a)
+        return 0
+
+    with pytest.raises(CheckFailure, match="changed in place"):
+        expect(changes, make(), returns=0, unchanged=True)
+    assert expect(lambda a: 0, make(), returns=0, unchanged=True) == 0
+
+
+def test_unchanged_notices_a_result_that_is_an_input():
+    data = [1, 2]
+    with pytest.raises(CheckFailure) as info:
+        expect(lambda a: a, data, returns=[1, 2], unchanged=True)
+    assert info.value.got == "the input itself"
+    with pytest.raises(CheckFailure, match="holds the input's own"):
+        expect(lambda a: [a[0]], [[1]], returns=[[1]], unchanged=True)
+
+
+def test_text_table_wraps_long_values_without_cutting_them():
+    row = Row("a_test_with_a_rather_long_name_that_keeps_going_and_going", "ex", "fail", 0, 1,
+              call="ex(" + ", ".join(str(k) for k in range(60)) + ")",
+              expected=str(list(range(100, 160))), got=str(list(range(200, 260))),
+              hint="a hint " * 30)
+    result = CheckResult("01_flat_storage", "flat storage", [row])
+    text = result_text(result)
+    assert len(text.splitlines()) > 8
+    _assert_fits_and_whole(text, [row])
+    assert _unwrapped(row.hint) in _unwrapped(text)
+
+
+def test_passing_rows_draw_no_empty_boxes():
+    result = check("01", "numel", namespace=define("""
+        def numel(shape):
+            n = 1
+            for d in shape:
+                n *= d
+            return n
+    """))
+    html = result._repr_html_()
+    assert "<code></code>" not in html and html.count('colspan="4"') == 6
+    assert all(len(line.split()) == 3 for line in str(result).splitlines()[3:])
+
+
 def test_reversed_strides_fail_with_expected_and_got():
     ns = define(WRONG["contiguous_strides"][0][1])
     row = run_checkpoint(load_checkpoint("01"), ns).row("strides_of_a_3d_shape")
     assert row.status == "fail" and row.points == 0
     assert row.expected == "(12, 4, 1)" and row.got == "(1, 4, 12)"
-    assert "contiguous_strides((2, 3, 4))" in row.message
+    assert row.call == "contiguous_strides((2, 3, 4))" and row.call in row.message
     assert "last axis" in row.hint
+    assert row.diagnosis.startswith("builds the strides from the right")
 
 
 def test_check_uses_the_callers_globals():
@@ -215,10 +428,11 @@ def test_result_renders_as_text_and_html_and_round_trips():
     result = check("01", "numel", namespace=ns)
     text = str(result)
     assert text.startswith("checkpoint 01 (flat storage), exercise numel: ")
-    assert "FAIL" in text and "hint:" in text
+    assert "FAIL" in text and "cause:" in text and "call:     numel((2, 3, 4))" in text
+    assert "adds the sizes instead of multiplying" in text
     html = result._repr_html_()
-    assert "<table" in html and "numel((2, 3, 4))" not in html  # calls are in the message
-    assert "&#10007;" in html and "24" in html
+    assert "<table" in html and "numel((2, 3, 4))" in html
+    assert "&#10007;" in html and "24" in html and "adds the sizes" in html
     again = CheckResult.from_dict(result.to_dict())
     assert again.to_dict() == result.to_dict() and again.score == result.score
 

@@ -10,7 +10,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep04 import WRONG as WRONG_04
+from .wrong import pairs
+
+WRONG_04 = pairs("04")
 
 CP = load_checkpoint("04")
 LESSON = find_lesson(ROOT, "04")

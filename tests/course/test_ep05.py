@@ -12,7 +12,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep05 import WRONG as WRONG_05
+from .wrong import pairs
+
+WRONG_05 = pairs("05")
 
 CP = load_checkpoint("05")
 LESSON = find_lesson(ROOT, "05")

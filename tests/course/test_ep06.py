@@ -13,7 +13,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep06 import WRONG
+from .wrong import pairs
+
+WRONG = pairs("06")
 
 CP = load_checkpoint("06")
 SOURCE = (ROOT / "course" / "06_scalar_autograd.py").read_text()

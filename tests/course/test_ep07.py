@@ -15,7 +15,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep07 import WRONG
+from .wrong import pairs
+
+WRONG = pairs("07")
 
 CP = load_checkpoint("07")
 LESSON = find_lesson(ROOT, "07")

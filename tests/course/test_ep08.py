@@ -11,7 +11,9 @@ from stridegrad.course import reference
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
 
 from .conftest import define
-from .wrong.ep08 import WRONG as WRONG_08
+from .wrong import pairs
+
+WRONG_08 = pairs("08")
 
 CHECKPOINT = load_checkpoint("08")
 

@@ -13,7 +13,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep09 import WRONG as WRONG_09
+from .wrong import pairs
+
+WRONG_09 = pairs("09")
 
 CHECKPOINT = load_checkpoint("09")
 

@@ -23,7 +23,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep10 import WRONG as WRONG_10
+from .wrong import pairs
+
+WRONG_10 = pairs("10")
 
 CP = load_checkpoint("10")
 LESSON = find_lesson(ROOT, "10")

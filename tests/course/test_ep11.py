@@ -14,7 +14,9 @@ from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
-from .wrong.ep11 import WRONG as WRONG_11
+from .wrong import pairs
+
+WRONG_11 = pairs("11")
 
 CP = load_checkpoint("11")
 LESSON = find_lesson(ROOT, "11")

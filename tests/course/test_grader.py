@@ -288,5 +288,5 @@ def test_check_command(capsys):
     assert f"{FULL}/{FULL} points, all passed" in capsys.readouterr().out
     assert cli(["check", str(ROOT / "lessons" / f"{STEM}.ipynb")]) == 1
     out = capsys.readouterr().out
-    assert "0/26 points" in out and "numel (6 tests)" in out and "cell 4 raised NotImplemented" in out
+    assert "0/27 points" in out and "numel (6 tests)" in out and "cell 4 raised NotImplemented" in out
     assert cli(["check", "nowhere.ipynb"]) == 2

@@ -22,16 +22,21 @@ the result. :func:`check` is the notebook-facing wrapper.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib
 import importlib.util
 import inspect
+import io
 import math
 import os
+import re
 import signal
 import sys
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,23 +104,40 @@ class _TestTimeout(BaseException):
     by the learner's ``except Exception``)."""
 
 
-def _short(value: Any, limit: int = 70) -> str:
+#: How much of a value a row keeps: long enough for any checkpoint's inputs and answers;
+#: a longer one is cut between two items, never inside a number or a name.
+VALUE_LIMIT = 400
+
+
+def _short(value: Any, limit: int = VALUE_LIMIT) -> str:
     try:
         text = repr(value)
     except BaseException as exc:  # a learner's object with a broken __repr__
         if isinstance(exc, KeyboardInterrupt):
             raise
         text = f"<{type(value).__name__} with a broken repr>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _cut_between_items(" ".join(text.split()), limit)
+
+
+def _cut_between_items(text: str, limit: int) -> str:
+    """``text`` if short enough, else its head cut after the last ", " that fits
+    (so no number, name or string is cut in two) and marked with " ...", with the
+    item count left out."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 4]
+    cut = head.rfind(", ")
+    if cut <= 0:
+        cut = head.rfind(" ")
+    return (head[:cut + 1] if cut > 0 else head) + " ..."
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _cut_between_items(" ".join(str(text).split()), limit)
 
 
 def _format_call(name: str, args: tuple, kwargs: dict) -> str:
-    parts = [_short(a, 40) for a in args] + [f"{k}={_short(v, 40)}" for k, v in kwargs.items()]
+    parts = [_short(a, 200) for a in args] + [f"{k}={_short(v, 200)}" for k, v in kwargs.items()]
     return f"{name}({', '.join(parts)})"
 
 
@@ -141,7 +163,8 @@ def _name_of(fn: Any) -> str:
 
 
 def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | None = None,
-           copy_inputs: bool = True, **kwargs: Any) -> Any:
+           copy_inputs: bool = True, unchanged: bool = False, naming: tuple = (),
+           **kwargs: Any) -> Any:
     """Call ``fn(*args, **kwargs)`` and check what it returns or raises.
 
     Exactly one of ``returns`` (the expected value) and ``raises`` (the expected
@@ -151,7 +174,14 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
 
     The function gets copies of the lists, tuples and dicts in its arguments, so a
     learner's function that writes into its input cannot change the data of later
-    tests; a test that checks the inputs are left alone passes ``copy_inputs=False``.
+    tests; a test that checks the inputs are left alone passes ``unchanged=True``:
+    the function then gets the arguments themselves, and the check fails when it
+    changed any of them in place (lists, nested lists, dicts, NumPy arrays, Tensors,
+    at any depth) or returned a list, dict or array that is one of its inputs'
+    (an alias: the caller's data would change with the result).
+
+    ``naming`` (with ``raises``): values the error message must name, such as the
+    bad offset and the shape (``str(value)``; a tuple may also be written as a list).
 
     Returns:
         What ``fn`` returned (None when it raised as expected).
@@ -160,14 +190,26 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
         raise TypeError("expect() needs exactly one of returns=... or raises=...")
     call = _format_call(_name_of(fn), args, kwargs)
     want = f"raises {raises.__name__}" if raises is not None else _short(returns)
+    if naming:
+        want += " naming " + " and ".join(_short(v) for v in naming)
+    before = _freeze((args, kwargs)) if unchanged else None
     try:
-        got = fn(*_fresh(args), **_fresh(kwargs)) if copy_inputs else fn(*args, **kwargs)
+        if copy_inputs and not unchanged:
+            got = fn(*_fresh(args), **_fresh(kwargs))
+        else:
+            got = fn(*args, **kwargs)
     except (NotImplementedError, KeyboardInterrupt, _TestTimeout):
         raise
     except BaseException as exc:
         if raises is not None and isinstance(exc, raises):
+            message = str(exc)
+            if naming and not all(_names(message, v) for v in naming):
+                raise CheckFailure(call, want, f"raised {type(exc).__name__}: "
+                                               f"{_clip(message, 200) or '(no message)'}") from exc
+            if unchanged:
+                _check_unchanged(call, args, kwargs, before, None)
             return None
-        raise CheckFailure(call, want, f"raised {type(exc).__name__}: {_clip(exc, 60)}",
+        raise CheckFailure(call, want, f"raised {type(exc).__name__}: {_clip(exc, 200)}",
                            kind="error") from exc
     if raises is not None:
         raise CheckFailure(call, want, f"returned {_short(got)}")
@@ -176,7 +218,91 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
         if isinstance(returns, (tuple, list)) and type(got) is not type(returns):
             shown += f" (a {type(got).__name__}, not a {type(returns).__name__})"
         raise CheckFailure(call, want, shown)
+    if unchanged:
+        _check_unchanged(call, args, kwargs, before, got)
     return got
+
+
+def _names(message: str, value: Any) -> bool:
+    """Whether an error message names ``value`` (a tuple may be written as a list)."""
+    texts = {str(value), repr(value)}
+    if isinstance(value, tuple):
+        texts |= {str(list(value)), " x ".join(map(str, value)), "x".join(map(str, value))}
+    return any(t in message for t in texts)
+
+
+def _freeze(obj: Any, _depth: int = 0) -> Any:
+    """A plain-data picture of ``obj`` (lists, tuples, dicts, arrays and Tensors at any
+    depth), to tell whether a call changed it in place."""
+    if _depth > 50:
+        return ("deep", id(obj))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(_freeze(x, _depth + 1) for x in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((repr(k), _freeze(v, _depth + 1)) for k, v in obj.items()))
+    if isinstance(obj, float):
+        return ("float", repr(obj))
+    array = _as_numpy(obj)
+    if array is not None:
+        return ("array", array.shape, array.dtype.str, array.tobytes())
+    if isinstance(obj, (int, str, bytes, bool, type(None), complex)):
+        return obj
+    return ("object", id(obj))
+
+
+def _is_array(obj: Any) -> bool:
+    module = type(obj).__module__ or ""
+    return (module.startswith(("numpy", "stridegrad", "cupy", "torch"))
+            and not isinstance(obj, (tuple, list, dict))
+            and (hasattr(obj, "__array__") or callable(getattr(obj, "numpy", None))))
+
+
+def _as_numpy(obj: Any) -> Any:
+    """``obj``'s values as a new NumPy array if it is an array or a Tensor, else None."""
+    if not _is_array(obj):
+        return None
+    try:
+        import numpy as np
+        value = obj.numpy() if hasattr(obj, "numpy") and not isinstance(obj, np.ndarray) else obj
+        return np.array(value, copy=True)
+    except Exception:
+        return None
+
+
+def _mutable_parts(obj: Any, out: dict, _depth: int = 0) -> dict:
+    """The lists, dicts, arrays and Tensors inside ``obj`` (at any depth), by id."""
+    if _depth > 50:
+        return out
+    if isinstance(obj, (list, dict)) or _is_array(obj):
+        out[id(obj)] = obj
+    if isinstance(obj, (list, tuple)):
+        for x in obj:
+            _mutable_parts(x, out, _depth + 1)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            _mutable_parts(x, out, _depth + 1)
+    return out
+
+
+def _check_unchanged(call: str, args: tuple, kwargs: dict, before: Any, got: Any) -> None:
+    after_args, after_kwargs = _freeze((args, kwargs))[1]
+    before_args, before_kwargs = before[1]
+    for k, (b, a) in enumerate(zip(before_args[1], after_args[1])):
+        if a != b:
+            raise CheckFailure(f"argument {k + 1} after {call}", "unchanged",
+                               f"changed in place to {_short(args[k])}")
+    if before_kwargs != after_kwargs:
+        raise CheckFailure(f"the keyword arguments after {call}", "unchanged",
+                           f"changed in place to {_short(kwargs)}")
+    if got is None:
+        return
+    inputs = _mutable_parts((args, kwargs), {})
+    shared = [v for i, v in _mutable_parts(got, {}).items() if i in inputs]
+    if shared:
+        what = ("the input itself" if shared[0] is got
+                else f"{_short(got)}, which holds the input's own {_short(shared[0])}")
+        raise CheckFailure(f"what {call} returned", "a new object, sharing nothing with the "
+                                                    "inputs", what)
 
 
 def _fresh(obj: Any) -> Any:
@@ -207,6 +333,9 @@ class Test:
     points: int = 1
     hint: str = ""
     hidden: bool = False
+    #: labels of the misconceptions the hint is about: the hint is shown only when the
+    #: learner's failure of this test looks like one of them (same outcome on this test)
+    hint_for: tuple[str, ...] = ()
 
 
 class Checkpoint:
@@ -250,8 +379,13 @@ class Checkpoint:
         return sum(t.points for t in self.tests if t.exercise == exercise)
 
     def test(self, exercise: str, *, points: int = 1, hint: str = "",
-             hidden: bool | None = None) -> Callable:
-        """Decorator registering ``func(fn)`` as a test of ``exercise``."""
+             hidden: bool | None = None, hint_for: tuple[str, ...] | str = ()) -> Callable:
+        """Decorator registering ``func(fn)`` as a test of ``exercise``.
+
+        ``hint_for``: when the hint describes one particular mistake, the labels of the
+        misconceptions (``stridegrad.course.misconceptions``) it describes; the hint is
+        then shown only to a failure that looks like one of them.
+        """
         if not exercise.isidentifier():
             raise ValueError(f"exercise must be a Python name, got {exercise!r}")
         if points < 0:
@@ -261,7 +395,8 @@ class Checkpoint:
             if any(t.name == func.__name__ for t in self.tests):
                 raise ValueError(f"checkpoint {self.lesson}: two tests named {func.__name__!r}")
             self.tests.append(Test(func.__name__, exercise, func, points, hint,
-                                   self.hidden if hidden is None else hidden))
+                                   self.hidden if hidden is None else hidden,
+                                   (hint_for,) if isinstance(hint_for, str) else tuple(hint_for)))
             return func
 
         return register
@@ -295,6 +430,9 @@ class Row:
     hint: str = ""
     message: str = ""
     hidden: bool = False
+    call: str = ""  # what was called (with its inputs), for a failing row
+    diagnosis: str = ""  # the known mistake the function's outcomes match, if any
+    cause: str = ""  # another exercise whose failures this row follows from, if any
 
     @property
     def passed(self) -> bool:
@@ -462,7 +600,7 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) ->
         raise
     except CheckFailure as exc:
         row.status, row.expected, row.got = exc.kind, exc.expected, exc.got
-        row.message = str(exc)
+        row.call, row.message = exc.call, str(exc)
     except NotImplementedError as exc:
         row.status = "stub"
         tb = exc.__traceback__
@@ -479,8 +617,8 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) ->
         row.message = f"{test.exercise} did not finish within {timeout:g} s (an endless loop?)"
     except BaseException as exc:  # RecursionError, SystemExit, MemoryError...
         row.status = "error"
-        row.got = f"raised {type(exc).__name__}: {_clip(exc, 60)}"
-        row.message = f"{test.name} raised {type(exc).__name__}: {_clip(exc, 100)}"
+        row.got = f"raised {type(exc).__name__}: {_clip(exc, 200)}"
+        row.message = f"{test.name} raised {type(exc).__name__}: {_clip(exc, 200)}"
     if row.status == "pass" and stub_raised:
         row.status = "stub"
         row.message = "not filled in yet: still raises NotImplementedError"
@@ -495,7 +633,7 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) ->
 
 def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
                    exercise: str | None = None, require_local: bool = True,
-                   timeout: float | None = 10.0) -> CheckResult:
+                   timeout: float | None = 10.0, diagnose: bool = True) -> CheckResult:
     """Run a checkpoint's tests against the functions found in ``namespace``.
 
     Args:
@@ -506,6 +644,7 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
             (``__module__ == "__main__"``) that do not call the reference; off when
             testing the library.
         timeout: seconds per test (None: no limit).
+        diagnose: look for the cause of each failing exercise (see :func:`diagnose`).
 
     Returns:
         A :class:`CheckResult`; never raises for anything the learner's code does,
@@ -538,7 +677,141 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
             continue
         forbidden = _reference_codes(checkpoint.reference, test.exercise) if require_local else set()
         result.rows.append(_run_one(test, fn, timeout, forbidden))
+    if diagnose:
+        diagnose_rows(checkpoint, result, namespace, timeout=timeout)
     return result
+
+
+# --------------------------------------------------------------------------- diagnosis
+
+_FAILED = ("fail", "error", "timeout")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+# checkpoint -> exercise -> [(misconception, {test name: outcome})], computed once
+_KNOWN_OUTCOMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _outcome(row: Row) -> tuple[bool, str]:
+    """What a test's row says about the function: passed, or what came back."""
+    if row.passed:
+        return (True, "")
+    got = _ADDRESS.sub(" at 0x...", row.got)
+    if got.startswith("raised RecursionError"):  # its message depends on where it hit
+        got = "raised RecursionError"
+    return (False, f"{row.status}: {got}")
+
+
+def misconception_outcomes(checkpoint: Checkpoint, exercise: str,
+                           timeout: float | None = 10.0) -> list[tuple[Any, dict]]:
+    """Each known misconception of ``exercise`` with its outcome on every test of it
+    (run once per checkpoint, each in a fresh namespace with the per-test time limit)."""
+    from stridegrad.course.misconceptions import for_episode
+    per_exercise = _KNOWN_OUTCOMES.setdefault(checkpoint, {})
+    if exercise in per_exercise:
+        return per_exercise[exercise]
+    tests = [t for t in checkpoint.tests if t.exercise == exercise]
+    known = []
+    # quietly: a misconception's warnings and prints are not the learner's
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        for m in for_episode(checkpoint.episode).get(exercise, []):
+            try:
+                fn = m.define().get(exercise, _MISSING)
+            except Exception:  # needs something this installation lacks
+                continue
+            if fn is _MISSING:
+                continue
+            known.append((m, {t.name: _outcome(_run_one(t, fn, timeout, set()))
+                              for t in tests}))
+    per_exercise[exercise] = known
+    return known
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
+
+
+def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
+    """The misconception whose outcomes are the learner's: the same on every test;
+    failing that, the only one that passes and fails the same tests with the same
+    results but for the numbers in them (counts and timings that vary from run to run)."""
+    for m, theirs in known:
+        if all(theirs.get(t) == o for t, o in outcomes.items()):
+            return m
+
+    def masked(o):
+        return (o[0], _NUMBER.sub("#", o[1]))
+
+    close = [m for m, theirs in known
+             if all(t in theirs and masked(theirs[t]) == masked(o) for t, o in outcomes.items())]
+    return close[0] if len(close) == 1 else None
+
+
+def _callees(fn: Any) -> set[str]:
+    """The global names a function's code (nested functions included) reads."""
+    code = getattr(fn, "__code__", None)
+    if code is None:  # a class: its methods
+        return {n for v in getattr(fn, "__dict__", {}).values() for n in _callees(v)}
+    names, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        names.update(c.co_names)
+        todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+    return names
+
+
+def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mapping[str, Any],
+                  *, timeout: float | None = 10.0) -> None:
+    """Give the failing rows of ``result`` their root cause, in place.
+
+    For each exercise that failed a test: when the outcomes of the exercise's tests
+    (pass or fail, and what came back) are exactly those of one of its known
+    misconceptions, every failing row gets that misconception's ``diagnosis``.
+    Otherwise, when the function calls another exercise's function that fails its
+    own tests, the rows get that exercise as their ``cause``. A hint written for
+    particular mistakes (``hint_for``) stays only on a row whose failure looks like
+    one of them.
+    """
+    tests = {t.name: t for t in checkpoint.tests}
+    by_exercise: dict[str, list[Row]] = {}
+    for r in result.rows:
+        by_exercise.setdefault(r.exercise, []).append(r)
+    failing = {ex for ex, rows in by_exercise.items() if any(r.status in _FAILED for r in rows)}
+    for ex in checkpoint.exercises:
+        rows = by_exercise.get(ex, [])
+        if ex not in failing or any(r.status in FUNCTION_STATUSES for r in rows):
+            continue
+        known = misconception_outcomes(checkpoint, ex, timeout)
+        outcomes = {r.test: _outcome(r) for r in rows}
+        match = _match(known, outcomes)
+        cause = None if match else _failing_callee(checkpoint, result, namespace, ex, timeout)
+        for r in rows:
+            if r.status not in _FAILED:
+                continue
+            if match is not None:
+                r.diagnosis = match.diagnosis
+            elif cause:
+                r.cause = cause
+            test = tests.get(r.test)
+            if test is not None and test.hint_for and (match is not None or not any(
+                    m.label in test.hint_for and theirs.get(r.test) == outcomes[r.test]
+                    for m, theirs in known)):
+                r.hint = ""
+
+
+def _failing_callee(checkpoint: Checkpoint, result: CheckResult, namespace: Mapping[str, Any],
+                    exercise: str, timeout: float | None) -> str | None:
+    """Another exercise that ``exercise``'s function calls and that fails its own tests."""
+    called = _callees(namespace.get(exercise)) & set(checkpoint.exercises) - {exercise}
+    for other in checkpoint.exercises:
+        if other not in called:
+            continue
+        rows = [r for r in result.rows if r.exercise == other]
+        if not rows:  # checked one exercise: run the other's tests too
+            rows = run_checkpoint(checkpoint, namespace, exercise=other, require_local=False,
+                                  timeout=timeout, diagnose=False).rows
+        if any(not r.passed for r in rows):
+            return other
+    return None
 
 
 # --------------------------------------------------------------------------- loading

@@ -3,25 +3,40 @@
 Rows whose verdict is about the function rather than the test (not defined,
 still a stub, not the learner's own) are folded into one line per exercise, so
 a fresh lesson's table says "numel: not implemented (6 tests)" once instead of
-six times.
+six times. Failing rows come first, those with a cause of their own before those
+that follow from another exercise's failure; each failing row shows the call, what
+was expected and what came back, whole (wrapped, never cut), and the cause of the
+failure when it is known (else the test's hint).
 """
 
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Iterable
 
 from stridegrad.course.checks import FUNCTION_STATUSES, STATUSES, CheckResult, Row
 
-__all__ = ["display_rows", "result_html", "result_text", "rows_html", "summary_line"]
+__all__ = ["TEXT_WIDTH", "display_rows", "result_html", "result_text", "rows_html",
+           "summary_line"]
 
 _HIDDEN = "(hidden test)"
+#: The text table's width: every line fits, longer values wrap onto more lines.
+TEXT_WIDTH = 100
+
+
+def _order(r: Row) -> int:
+    if r.passed:
+        return 2
+    return 1 if r.cause else 0
 
 
 def display_rows(rows: Iterable[Row]) -> list[dict]:
-    """Rows as shown: consecutive function-level verdicts of one exercise folded."""
+    """Rows as shown: failing rows first (root causes, then knock-on failures, then
+    passes), consecutive function-level verdicts of one exercise folded."""
     shown: list[dict] = []
-    for r in rows:
+    explained: set[tuple[str, str]] = set()
+    for r in sorted(rows, key=_order):
         last = shown[-1] if shown else None
         if (r.status in FUNCTION_STATUSES and last is not None and last["folded"]
                 and last["exercise"] == r.exercise and last["status"] == r.status):
@@ -31,6 +46,18 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
             continue
         folded = r.status in FUNCTION_STATUSES
         secret = r.hidden
+        cause = hint = ""
+        if not r.passed and r.diagnosis:
+            if (r.exercise, r.diagnosis) in explained:
+                cause = "the same mistake as above"
+            else:
+                cause = r.diagnosis
+                explained.add((r.exercise, r.diagnosis))
+        elif not r.passed and r.cause:
+            cause = (f"{r.exercise} calls {r.cause}, which fails its own tests: "
+                     f"fix {r.cause} first")
+        elif not (r.passed or secret or folded or r.status == "timeout"):
+            hint = r.hint  # a timeout's or a missing function's message says it all
         shown.append({
             "test": r.exercise if folded else r.test,
             "exercise": r.exercise,
@@ -38,9 +65,12 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
             "result": STATUSES.get(r.status, r.status),
             "points": r.points,
             "max_points": r.max_points,
-            "expected": "" if folded or secret else r.expected,
-            "got": (r.message if folded else ("" if secret else (r.got or r.message))),
-            "hint": "" if r.passed or secret else r.hint,
+            "call": "" if folded or secret or r.passed else r.call,
+            "expected": "" if folded or secret or r.passed else r.expected,
+            "got": (r.message if folded else ("" if secret or r.passed else (r.got or r.message))),
+            "cause": cause,
+            "knock_on": bool(r.cause) and not r.passed,
+            "hint": hint,
             "folded": folded,
             "count": 1,
             "hidden": secret,
@@ -63,62 +93,83 @@ def summary_line(result: CheckResult) -> str:
     return f"{what}: {result.score}/{result.max_score} points, {tail}"
 
 
-def _cut(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
+    """``text`` on lines of at most ``width`` characters, the first starting with
+    ``first`` and the others with ``rest``; nothing is dropped (a word longer than a
+    line is split across lines)."""
+    return textwrap.wrap(" ".join(str(text).split()), width, initial_indent=first,
+                         subsequent_indent=rest, break_on_hyphens=False,
+                         break_long_words=True, drop_whitespace=True) or [first.rstrip()]
 
 
-def result_text(result: CheckResult) -> str:
-    """A fixed-width table; the text fallback of the HTML one."""
+_LABEL = 10  # width of "expected  "
+_INDENT = "    "
+
+
+def result_text(result: CheckResult, width: int = TEXT_WIDTH) -> str:
+    """The table as plain text, no line longer than ``width``: one line per test,
+    and under a failing one its call, expected and got values and cause or hint."""
     shown = display_rows(result.rows)
-    cols = [("test", 30), ("result", 15), ("points", 6), ("expected", 22), ("got", 34)]
-    lines = [summary_line(result)]
+    lines = _wrap(summary_line(result), width, "", "  ")
     if not shown:
-        return lines[0] + "\n(no tests)"
-    header = "  ".join(name.ljust(w) for name, w in cols)
-    lines += [header.rstrip(), "-" * len(header.rstrip())]
+        return "\n".join(lines + ["(no tests)"])
+    head = f"{'result':<16}{'points':>7}  test"
+    lines += [head, "-" * len(head)]
+    rest = " " * (16 + 7 + 2)
     for s in shown:
-        cells = [s["test"], s["result"] if s["status"] == "pass" else s["result"].upper(),
-                 f"{s['points']}/{s['max_points']}"]
-        text = "  ".join(_cut(c, w).ljust(w) for c, (_, w) in zip(cells, cols))
-        if s["expected"]:
-            text += "  " + _cut(s["expected"], cols[3][1]).ljust(cols[3][1]) + "  " + \
-                _cut(s["got"], cols[4][1])
-        else:  # a message with no expected value: let it use both columns
-            text += "  " + _cut(s["got"], cols[3][1] + cols[4][1] + 2)
-        lines.append(text.rstrip())
-        if s["hint"]:
-            lines.append(" " * 4 + "hint: " + s["hint"])
+        word = s["result"] if s["status"] == "pass" else s["result"].upper()
+        first = f"{word:<16}{s['points']:>3}/{s['max_points']:<3}  "
+        lines += _wrap(s["test"], width, first, rest)
+        details = [("call", s["call"]), ("expected", s["expected"]),
+                   ("got" if s["expected"] or s["call"] else "why", s["got"]),
+                   ("cause", s["cause"]), ("hint", s["hint"])]
+        for label, text in details:
+            if text:
+                lines += _wrap(text, width, f"{_INDENT}{label + ':':<{_LABEL}}",
+                               " " * (len(_INDENT) + _LABEL))
     return "\n".join(lines)
 
 
 _STYLE_OK = "color:#1b5e20;background:#e8f5e9"
 _STYLE_BAD = "color:#b71c1c;background:#ffebee"
+_STYLE_CAUSE = "color:#4a148c"
 
 
 def rows_html(rows: Iterable[Row]) -> str:
     """An HTML ``<table>`` of rows (inline styles only: it must survive nbviewer,
-    Colab and a feedback file opened from disk)."""
+    Colab and a feedback file opened from disk). A passing row is one line with no
+    empty cells drawn."""
     esc = html.escape
     out = ['<table style="border-collapse:collapse;font-size:13px">',
            "<thead><tr>" + "".join(
                f'<th style="text-align:left;padding:3px 8px;border-bottom:1px solid #999">{h}</th>'
-               for h in ("test", "result", "points", "expected", "got", "hint")) + "</tr></thead>",
+               for h in ("test", "result", "points", "call", "expected", "got",
+                         "cause or hint")) + "</tr></thead>",
            "<tbody>"]
+    cell = ('style="text-align:left;padding:3px 8px;vertical-align:top;'
+            'border-bottom:1px solid #eee;white-space:pre-wrap;overflow-wrap:anywhere"')
+
+    def code(text: str) -> str:
+        return f"<code>{esc(text)}</code>" if text else ""
+
     for s in display_rows(rows):
         ok = s["status"] == "pass"
-        cell = 'style="text-align:left;padding:3px 8px;vertical-align:top;border-bottom:1px solid #eee"'
         badge = (f'<span style="{_STYLE_OK if ok else _STYLE_BAD};padding:1px 6px;border-radius:3px">'
                  f'{"&#10003;" if ok else "&#10007;"} {esc(s["result"])}</span>')
-        out.append(
-            "<tr>"
-            f"<td {cell}><code>{esc(s['test'])}</code></td>"
-            f"<td {cell}>{badge}</td>"
-            f"<td {cell}>{s['points']}/{s['max_points']}</td>"
-            f"<td {cell}><code>{esc(s['expected'])}</code></td>"
-            f"<td {cell}>{esc(s['got'])}</td>"
-            f"<td {cell}>{esc(s['hint'])}</td>"
-            "</tr>")
+        head = (f"<td {cell}><code>{esc(s['test'])}</code></td>"
+                f"<td {cell}>{badge}</td>"
+                f"<td {cell}>{s['points']}/{s['max_points']}</td>")
+        if ok:
+            out.append(f'<tr>{head}<td colspan="4" {cell}></td></tr>')
+            continue
+        if s["cause"]:
+            why = f'<span style="{_STYLE_CAUSE}"><b>cause:</b> {esc(s["cause"])}</span>'
+        else:
+            why = esc(s["hint"])
+        got = code(s["got"]) if s["expected"] or s["call"] else esc(s["got"])
+        out.append(f"<tr>{head}<td {cell}>{code(s['call'])}</td>"
+                   f"<td {cell}>{code(s['expected'])}</td><td {cell}>{got}</td>"
+                   f"<td {cell}>{why}</td></tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 

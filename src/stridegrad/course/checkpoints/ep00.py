@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stridegrad.course.checks import Checkpoint, expect, fail
+from stridegrad.course.checks import Checkpoint, expect
 
 __all__ = ["checkpoint"]
 
@@ -37,9 +37,15 @@ def empty_list(flatten):
 
 
 @checkpoint.test("flatten", hint="Build a new list; do not change the input (no pop, no "
-                                 "extend on the rows you were given).")
+                                 "extend on the rows you were given).",
+                 hint_for=("empties the input", "extends the caller's first row"))
 def leaves_the_input_alone(flatten):
-    data = [[1, 2], [3, 4]]
-    expect(flatten, data, returns=[1, 2, 3, 4])
-    if data != [[1, 2], [3, 4]]:
-        fail("the input after flatten([[1, 2], [3, 4]])", [[1, 2], [3, 4]], data)
+    expect(flatten, [[1, 2], [3, 4]], returns=[1, 2, 3, 4], unchanged=True)
+    expect(flatten, [[[5], 6], [7]], returns=[5, 6, 7], unchanged=True)
+
+
+@checkpoint.test("flatten", hint="Return a new list even when the input is already flat: the "
+                                 "caller's list must not change when the result does.",
+                 hint_for=("returns a flat input itself",))
+def returns_a_new_list(flatten):
+    expect(flatten, [5, 6], returns=[5, 6], unchanged=True)

@@ -125,15 +125,21 @@ def negative_stride(index_to_offset):
 
 # ------------------------------------------------------------------ offset_to_index
 
-@checkpoint.test("offset_to_index", hint="Peel off the last axis first: 5 % 3 = 2, then 5 // 3 = 1.")
+@checkpoint.test("offset_to_index", hint="Peel off the last axis first: 2 % 3 = 2, then 2 // 3 = 0.")
 def index_in_a_matrix(offset_to_index):
-    expect(offset_to_index, 5, (2, 3), returns=(1, 2))
+    expect(offset_to_index, 2, (2, 3), returns=(0, 2))
 
 
 @checkpoint.test("offset_to_index", hint="For each axis from the right: index = offset % size, "
                                          "offset = offset // size.")
 def index_in_a_3d_array(offset_to_index):
-    expect(offset_to_index, 23, (2, 3, 4), returns=(1, 2, 3))
+    expect(offset_to_index, 14, (2, 3, 4), returns=(1, 0, 2))
+
+
+@checkpoint.test("offset_to_index", hint="A tall matrix: 3 rows of 2. Offset 3 is row 3 // 2 = 1, "
+                                         "column 3 % 2 = 1.")
+def index_in_a_tall_matrix(offset_to_index):
+    expect(offset_to_index, 3, (3, 2), returns=(1, 1))
 
 
 @checkpoint.test("offset_to_index", hint="Offset 0 is the first element, all zeros.")
@@ -161,9 +167,10 @@ def inverts_index_to_offset(offset_to_index):
 @checkpoint.test("offset_to_index", hint="Check 0 <= offset < numel(shape) first and raise "
                                          "ValueError naming the offset and the shape.")
 def rejects_an_offset_past_the_end(offset_to_index):
-    expect(offset_to_index, 6, (2, 3), raises=ValueError)
+    expect(offset_to_index, 6, (2, 3), raises=ValueError, naming=(6, (2, 3)))
 
 
-@checkpoint.test("offset_to_index", hint="Negative offsets are out of range too: raise ValueError.")
+@checkpoint.test("offset_to_index", hint="Negative offsets are out of range too: raise ValueError "
+                                         "naming the offset and the shape.")
 def rejects_a_negative_offset(offset_to_index):
-    expect(offset_to_index, -1, (2, 3), raises=ValueError)
+    expect(offset_to_index, -1, (3, 4), raises=ValueError, naming=(-1, (3, 4)))

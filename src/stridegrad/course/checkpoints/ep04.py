@@ -170,11 +170,5 @@ def output_is_row_major(broadcast_binary):
 
 @checkpoint.test("broadcast_binary", hint="Return a new list and leave x and y as they were.")
 def leaves_inputs_alone(broadcast_binary):
-    x, y = [1, 2], [3]
-    got = expect(broadcast_binary, operator.add, x, (1,), y, (0,), (2,), returns=[4, 5],
-                 copy_inputs=False)
-    if x != [1, 2] or y != [3]:
-        fail("x, y after broadcast_binary(add, [1, 2], (1,), [3], (0,), (2,))",
-             ([1, 2], [3]), (x, y))
-    if got is x or got is y:
-        fail("broadcast_binary(...) is x or y", "a new list", "one of the inputs")
+    expect(broadcast_binary, operator.add, [1, 2], (1,), [3], (0,), (2,), returns=[4, 5],
+           unchanged=True)

@@ -93,6 +93,16 @@ def shared_b_with_batch_stride_zero(batched_matmul):
            [1, 0, 0, 1], (2, 2, 2), (0, 2, 1), returns=[1, 2, 3, 4, 5, 6, 7, 8])
 
 
+@checkpoint.test("batched_matmul", hint="Step through a's matrices with a's own batch stride "
+                                        "(5 here: one unused number between its matrices), "
+                                        "and through b's with b's.")
+def gap_between_the_matrices_of_a(batched_matmul):
+    # a's matrices [[1, 2], [3, 4]] and [[5, 6], [7, 8]] with a 99 between them (batch
+    # stride 5); b is contiguous: the identity, then the swap [[0, 1], [1, 0]]
+    expect(batched_matmul, [1, 2, 3, 4, 99, 5, 6, 7, 8], (2, 2, 2), (5, 2, 1),
+           [1, 0, 0, 1, 0, 1, 1, 0], (2, 2, 2), (4, 2, 1), returns=[1, 2, 3, 4, 6, 5, 8, 7])
+
+
 @checkpoint.test("batched_matmul", hint="Inside each batch, step down b's columns with "
                                         "b_strides[1] (here b's matrices are transposed views).")
 def transposed_matrices_in_b(batched_matmul):

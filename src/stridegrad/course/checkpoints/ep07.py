@@ -343,6 +343,7 @@ def _pairs(n):
 
 def _with_gc(enabled, fn):
     was = gc.isenabled()
+    gc.collect()  # start from no garbage: the counts depend only on the code tested
     (gc.enable if enabled else gc.disable)()
     try:
         return fn()

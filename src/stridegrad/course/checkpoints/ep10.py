@@ -496,6 +496,18 @@ def host_work_is_measured(time_op):
     _close("time_op(host fn of 0.002 s, no-op sync)", got, 0.002)
 
 
+@checkpoint.test("time_op", hint="Sync after the last timed run too: time_op must return with "
+                                 "the device idle, or its work lands in the caller's next "
+                                 "measurement.")
+def device_is_idle_afterwards(time_op):
+    dev = FakeAsyncDevice([0.010])
+    _call("time_op(launch, sync, repeat=2)", time_op, dev.launch, dev.sync, repeat=2,
+          clock=dev.clock)
+    if dev.busy_until > dev.now:
+        fail("device work still queued when time_op(launch, sync, repeat=2) returns",
+             "0.0 s", round(dev.busy_until - dev.now, 6))
+
+
 @checkpoint.test("time_op", hint="repeat must be at least 1: raise ValueError for 0.")
 def repeat_must_be_positive(time_op):
     dev = FakeAsyncDevice([0.010])

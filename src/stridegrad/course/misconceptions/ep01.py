@@ -1,17 +1,46 @@
-"""Known-wrong implementations for checkpoint 01 (flat storage)."""
+"""Known mistakes in the exercises of checkpoint 01 (flat storage)."""
 
-WRONG = {
+from stridegrad.course.misconceptions import Misconception
+
+_NUMEL = """
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+"""
+
+# offset_to_index as it should be, but for its range check ({RANGE}, {MESSAGE})
+_OFFSET_TO_INDEX = _NUMEL + """
+def offset_to_index(offset, shape):
+    if not {RANGE}:
+        raise ValueError({MESSAGE})
+    index = [0] * len(shape)
+    for k in range(len(shape) - 1, -1, -1):
+        offset, index[k] = divmod(offset, shape[k])
+    return tuple(index)
+"""
+
+MISCONCEPTIONS = {
     "numel": [
-        ("adds the sizes", "def numel(shape):\n    return sum(shape)\n"),
-        ("product starts at 0", """
+        Misconception("adds the sizes",
+          "adds the sizes instead of multiplying them: (2, 3) gives 5, not 6",
+          "def numel(shape):\n    return sum(shape)\n"),
+        Misconception("product starts at 0",
+          "starts the product at 0: every shape comes out with 0 elements",
+          """
 def numel(shape):
     n = 0
     for d in shape:
         n *= d
     return n
 """),
-        ("counts dimensions", "def numel(shape):\n    return len(shape)\n"),
-        ("scalar has none", """
+        Misconception("counts dimensions",
+          "counts the dimensions (len(shape)), not the elements: (2, 3, 4) gives 3",
+          "def numel(shape):\n    return len(shape)\n"),
+        Misconception("scalar has none",
+          "treats the empty shape () as no elements: a scalar gets 0, but it holds one number",
+          """
 def numel(shape):
     if not shape:
         return 0
@@ -20,9 +49,21 @@ def numel(shape):
         n *= d
     return n
 """),
+        Misconception("forgets the last size",
+          "multiplies all sizes but the last (shape[:-1]): (2, 3, 4) gives 6, a vector 1",
+          """
+def numel(shape):
+    n = 1
+    for d in shape[:-1]:
+        n *= d
+    return n
+"""),
     ],
     "contiguous_strides": [
-        ("reversed strides", """
+        Misconception("reversed strides",
+          "builds the strides from the right but never reverses them: (2, 3, 4) gives (1, 4, "
+          "12), the last axis gets the largest stride",
+          """
 def contiguous_strides(shape):
     strides, step = [], 1
     for d in reversed(shape):
@@ -30,7 +71,10 @@ def contiguous_strides(shape):
         step *= d
     return tuple(strides)
 """),
-        ("includes own size", """
+        Misconception("includes own size",
+          "multiplies before storing: every stride is one axis too far left, (2, 3, 4) gives "
+          "(24, 12, 4)",
+          """
 def contiguous_strides(shape):
     strides, step = [], 1
     for d in reversed(shape):
@@ -38,7 +82,9 @@ def contiguous_strides(shape):
         strides.insert(0, step)
     return tuple(strides)
 """),
-        ("returns a list", """
+        Misconception("returns a list",
+          "returns a list, not a tuple: the numbers are right but the type is not",
+          """
 def contiguous_strides(shape):
     strides, step = [], 1
     for d in reversed(shape):
@@ -46,7 +92,10 @@ def contiguous_strides(shape):
         step *= max(d, 1)
     return strides
 """),
-        ("zero size makes zero strides", """
+        Misconception("zero size makes zero strides",
+          "multiplies by a size 0 as it is: every stride left of a size-0 axis becomes 0 "
+          "instead of counting that size as 1",
+          """
 def contiguous_strides(shape):
     strides, step = [], 1
     for d in reversed(shape):
@@ -54,56 +103,110 @@ def contiguous_strides(shape):
         step *= d
     return tuple(strides)
 """),
+        Misconception("column-major strides",
+          "walks the axes from the left, so the first axis moves fastest: (2, 3, 4) gives "
+          "column-major (1, 2, 6) instead of (12, 4, 1)",
+          """
+def contiguous_strides(shape):
+    strides, step = [], 1
+    for d in shape:
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(strides)
+"""),
     ],
     "index_to_offset": [
-        ("ignores the offset", """
+        Misconception("ignores the offset",
+          "starts the sum at 0 instead of at offset: every element of a view that does not "
+          "start at 0 is read from the wrong place",
+          """
 def index_to_offset(index, strides, offset=0):
     return sum(i * s for i, s in zip(index, strides))
 """),
-        ("adds instead of multiplies", """
+        Misconception("adds instead of multiplies",
+          "adds each index to its stride instead of multiplying: (1, 2) with strides (3, 1) "
+          "gives 7, not 5",
+          """
 def index_to_offset(index, strides, offset=0):
     return offset + sum(i + s for i, s in zip(index, strides))
 """),
-        ("pairs index with reversed strides", """
+        Misconception("pairs index with reversed strides",
+          "pairs index[k] with the strides read from the other end: right only when the strides "
+          "are symmetric",
+          """
 def index_to_offset(index, strides, offset=0):
     return offset + sum(i * s for i, s in zip(index, reversed(strides)))
 """),
+        Misconception("skips the last axis",
+          "stops one axis early (range(len(index) - 1)): the last index is never added, so "
+          "every element of a row is read at the row's start",
+          """
+def index_to_offset(index, strides, offset=0):
+    for k in range(len(index) - 1):
+        offset += index[k] * strides[k]
+    return offset
+"""),
     ],
     "offset_to_index": [
-        ("peels from the wrong end", """
+        Misconception("peels from the wrong end",
+          "peels the first axis off first (offset % shape[0]): on a non-square shape the "
+          "indices come out scrambled, and only offset 0 is right",
+          """
 def offset_to_index(offset, shape):
     if not 0 <= offset < numel(shape):
-        raise ValueError(offset)
+        raise ValueError(f"offset {offset} is out of range for shape {shape}")
     index = []
     for d in shape:
         index.append(offset % d)
         offset //= d
     return tuple(index)
-
-def numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-"""),
-        ("no range check", """
+""" + _NUMEL),
+        Misconception("no range check",
+          "never checks 0 <= offset < numel(shape): an offset past the end or a negative one "
+          "gives an index instead of a ValueError",
+          """
 def offset_to_index(offset, shape):
     index = [0] * len(shape)
     for k in range(len(shape) - 1, -1, -1):
         offset, index[k] = divmod(offset, shape[k])
     return tuple(index)
 """),
-        ("returns a list", """
+        Misconception("returns a list",
+          "returns a list, not a tuple: the numbers are right but the type is not",
+          """
 def offset_to_index(offset, shape):
     n = 1
     for d in shape:
         n *= d
     if not 0 <= offset < n:
-        raise ValueError(offset)
+        raise ValueError(f"offset {offset} is out of range for shape {shape}")
     index = [0] * len(shape)
     for k in range(len(shape) - 1, -1, -1):
         offset, index[k] = divmod(offset, shape[k])
     return index
+"""),
+        Misconception("vague error message",
+          "raises ValueError without naming the offset and the shape: the reader cannot tell "
+          "which offset was out of range for which shape",
+          _OFFSET_TO_INDEX.replace("{RANGE}", "0 <= offset < numel(shape)")
+          .replace("{MESSAGE}", '"bad"')),
+        Misconception("accepts offset == numel (off by one)",
+          "checks offset <= numel(shape) instead of <: the offset one past the end gives an "
+          "index (which wraps to the start) instead of a ValueError",
+          _OFFSET_TO_INDEX.replace("{RANGE}", "0 <= offset <= numel(shape)")
+          .replace("{MESSAGE}", 'f"offset {offset} is out of range for shape {shape}"')),
+        Misconception("peeled index not reversed",
+          "peels the last axis first but appends its index first too: the index comes out "
+          "reversed, (2, 0) for offset 2 in (2, 3) instead of (0, 2)",
+          _NUMEL + """
+def offset_to_index(offset, shape):
+    if not 0 <= offset < numel(shape):
+        raise ValueError(f"offset {offset} is out of range for shape {shape}")
+    index = []
+    for d in reversed(shape):
+        index.append(offset % d)
+        offset //= d
+    return tuple(index)
 """),
     ],
 }

@@ -4,12 +4,17 @@ tests/course/test_ep04.py run them)."""
 
 from __future__ import annotations
 
-__all__ = ["WRONG"]
+from stridegrad.course.misconceptions import Misconception
+
+__all__ = ["MISCONCEPTIONS"]
 
 # Known-wrong implementations a learner might write: (label, source) per exercise.
-WRONG = {
+MISCONCEPTIONS = {
     "broadcast_shapes": [
-        ("aligns from the left", """
+        Misconception("aligns from the left",
+          "lines the shapes up from the left: (3, 1) and (3,) compare the wrong axes; "
+          "broadcasting aligns trailing axes",
+          """
 def broadcast_shapes(*shapes):
     n = max((len(s) for s in shapes), default=0)
     out = [1] * n
@@ -21,13 +26,18 @@ def broadcast_shapes(*shapes):
                 out[k] = d
     return tuple(out)
 """),
-        ("takes the larger size (stretches a size 2)", """
+        Misconception("takes the larger size (stretches a size 2)",
+          "takes the larger of two sizes: a size 2 is stretched to 3 instead of raising "
+          "ValueError; only size 1 stretches",
+          """
 def broadcast_shapes(*shapes):
     n = max((len(s) for s in shapes), default=0)
     padded = [(1,) * (n - len(s)) + tuple(s) for s in shapes]
     return tuple(max(col) for col in zip(*padded))
 """),
-        ("returns a list", """
+        Misconception("returns a list",
+          "returns a list, not a tuple: the sizes are right but the type is not",
+          """
 def broadcast_shapes(*shapes):
     n = max((len(s) for s in shapes), default=0)
     out = [1] * n
@@ -39,7 +49,10 @@ def broadcast_shapes(*shapes):
                 out[-k] = s[-k]
     return out
 """),
-        ("two shapes only, missing dims ignored", """
+        Misconception("two shapes only, missing dims ignored",
+          "handles two shapes of equal length only: a shorter shape's missing leading axes are "
+          "dropped, or a third shape is ignored",
+          """
 def broadcast_shapes(a=(), b=()):
     out = []
     for x, y in zip(reversed(a), reversed(b)):
@@ -48,7 +61,10 @@ def broadcast_shapes(a=(), b=()):
         out.insert(0, y if x == 1 else x)
     return tuple(out)
 """),
-        ("vague error message", """
+        Misconception("vague error message",
+          "raises ValueError without naming the shapes: the learner reading it cannot tell "
+          "which shapes clash",
+          """
 def broadcast_shapes(*shapes):
     n = max((len(s) for s in shapes), default=0)
     out = [1] * n
@@ -62,17 +78,25 @@ def broadcast_shapes(*shapes):
 """),
     ],
     "broadcast_strides": [
-        ("keeps the stride of a stretched dim", """
+        Misconception("keeps the stride of a stretched dim",
+          "keeps the stride of a size-1 axis that is stretched: it must become 0, so every step "
+          "along it reads past the data",
+          """
 def broadcast_strides(shape, strides, target_shape):
     lead = len(target_shape) - len(shape)
     return (0,) * lead + tuple(strides)
 """),
-        ("stretches a size 2 (no check)", """
+        Misconception("stretches a size 2 (no check)",
+          "stretches any size without checking it is 1: a size 2 broadcast to 3 gives strides "
+          "instead of a ValueError",
+          """
 def broadcast_strides(shape, strides, target_shape):
     lead = len(target_shape) - len(shape)
     return (0,) * lead + tuple(0 if d == 1 else s for d, s in zip(shape, strides))
 """),
-        ("pads on the right", """
+        Misconception("pads on the right",
+          "adds the new axes on the right: the strides line up with the wrong axes",
+          """
 def broadcast_strides(shape, strides, target_shape):
     if len(target_shape) < len(shape):
         raise ValueError("too many dims")
@@ -82,7 +106,10 @@ def broadcast_strides(shape, strides, target_shape):
             raise ValueError(f"cannot broadcast {shape} to {target_shape}")
     return tuple(out + [0] * (len(target_shape) - len(shape)))
 """),
-        ("recomputes contiguous strides", """
+        Misconception("recomputes contiguous strides",
+          "recomputes row-major strides for the target shape: a broadcast view must repeat its "
+          "data with stride 0, not read new elements",
+          """
 def broadcast_strides(shape, strides, target_shape):
     lead = len(target_shape) - len(shape)
     if lead < 0:
@@ -100,11 +127,16 @@ def broadcast_strides(shape, strides, target_shape):
 """),
     ],
     "broadcast_binary": [
-        ("ignores the strides", """
+        Misconception("ignores the strides",
+          "reads the storages in row-major order of the result, ignoring the given strides: "
+          "wrong for any transposed or broadcast operand",
+          """
 def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     return [op(a, b) for a, b in zip(x, y)]
 """),
-        ("swaps the operands", """
+        Misconception("swaps the operands",
+          "calls fn(y, x) instead of fn(x, y): right for + and *, wrong for - and /",
+          """
 def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     import itertools
     out = []
@@ -114,7 +146,10 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
         out.append(op(y[j], x[i]))
     return out
 """),
-        ("first index moves fastest", """
+        Misconception("first index moves fastest",
+          "walks the result with the first index fastest: the values come out in column-major "
+          "order",
+          """
 def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     import itertools
     out = []
@@ -125,7 +160,9 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
         out.append(op(x[i], y[j]))
     return out
 """),
-        ("scalar shape gives nothing", """
+        Misconception("scalar shape gives nothing",
+          "returns nothing for two 0-d operands: a scalar result still has one element",
+          """
 def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     import itertools
     if not shape:
@@ -137,7 +174,10 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
         out.append(op(x[i], y[j]))
     return out
 """),
-        ("writes into x", """
+        Misconception("writes into x",
+          "writes the result into x's storage: the answer is right but the caller's data "
+          "changes",
+          """
 def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     import itertools
     vals = []

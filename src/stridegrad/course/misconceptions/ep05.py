@@ -4,7 +4,9 @@ tests/course/test_ep05.py run them)."""
 
 from __future__ import annotations
 
-__all__ = ["WRONG"]
+from stridegrad.course.misconceptions import Misconception
+
+__all__ = ["MISCONCEPTIONS"]
 
 _MATMUL_OK = """
 def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
@@ -57,22 +59,34 @@ def _grads(residual="w * x + b - y", dw="2 * sum(ri * x for ri, x in zip(r, xs))
 
 
 # Known-wrong implementations a learner might write: (label, source) per exercise.
-WRONG = {
+MISCONCEPTIONS = {
     "matmul_2d": [
-        ("assumes b's column stride is 1 (un-transposed b)",
+        Misconception("assumes b's column stride is 1 (un-transposed b)",
+          "reads b as if it were row-major (b[p * m + j]) instead of through its strides: a "
+          "transposed b gives the wrong product",
          _MATMUL_OK.replace("{B}", "b[p * b_shape[1] + j]")),
-        ("steps down b's column with the column stride",
+        Misconception("steps down b's column with the column stride",
+          "uses b's column stride to step down a column too: b[p, j] is read at the wrong place "
+          "unless both strides are equal",
          _MATMUL_OK.replace("{B}", "b[j * b_strides[1] + p * b_strides[1]]")),
-        ("a row of a times a row of b (a @ b.T)",
+        Misconception("a row of a times a row of b (a @ b.T)",
+          "multiplies a row of a by a row of b, computing a @ b.T: the shapes and values of a @ "
+          "b are wrong",
          _MATMUL_OK.replace("{B}", "b[j * b_strides[0] + p * b_strides[1]]")),
-        ("no inner-size check", """
+        Misconception("no inner-size check",
+          "never checks that a's columns match b's rows: mismatched matrices give numbers "
+          "instead of a ValueError",
+          """
 def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
     n, k = a_shape
     m = b_shape[1]
     return [sum(a[i * a_strides[0] + p * a_strides[1]] * b[p * b_strides[0] + j * b_strides[1]]
                 for p in range(k) if p < b_shape[0]) for i in range(n) for j in range(m)]
 """),
-        ("nested rows instead of flat storage", """
+        Misconception("nested rows instead of flat storage",
+          "returns a list of rows instead of the flat, row-major list asked for: the numbers "
+          "are right but nested",
+          """
 def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
     (n, k), (k2, m) = a_shape, b_shape
     if k != k2:
@@ -82,44 +96,71 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
 """),
     ],
     "batched_matmul": [
-        ("ignores b's batch stride (assumes contiguous b)",
+        Misconception("ignores b's batch stride (assumes contiguous b)",
+          "steps to the next matrix of b by k * m instead of b's batch stride: a b that repeats "
+          "one matrix (stride 0) or is strided gives wrong batches",
          _BATCHED.replace("{CHECK}", _BATCH_CHECK).replace("{BATCHES}", "nb")
          .replace("{BSTART}", "t * k * m")),
-        ("uses a's batch stride for b too",
+        Misconception("uses a's batch stride for b too",
+          "steps through b's batches with a's batch stride: wrong whenever the two are laid out "
+          "differently",
          _BATCHED.replace("{CHECK}", _BATCH_CHECK).replace("{BATCHES}", "nb")
          .replace("{BSTART}", "t * a_strides[0]")),
-        ("first matrix only",
+        Misconception("first matrix only",
+          "multiplies the first pair of matrices only: the other batches are missing",
          _BATCHED.replace("{CHECK}", _BATCH_CHECK).replace("{BATCHES}", "min(nb, 1)")
          .replace("{BSTART}", "t * b_strides[0]")),
-        ("no size checks",
+        Misconception("no size checks",
+          "never checks the batch and inner sizes: mismatched batches give numbers instead of a "
+          "ValueError",
          _BATCHED.replace("{CHECK}", "pass").replace("{BATCHES}", "min(nb, nb2)")
          .replace("{BSTART}", "t * b_strides[0]")),
     ],
     "mse": [
-        ("sum without the mean",
+        Misconception("sum without the mean",
+          "sums the squared errors without dividing by their count: the loss grows with the "
+          "number of points",
          _MSE.replace("{CHECK}", _MSE_CHECK)
          .replace("{EXPR}", "sum((p - t) ** 2 for p, t in zip(pred, target))")),
-        ("absolute errors instead of squares",
+        Misconception("absolute errors instead of squares",
+          "averages absolute errors (MAE), not squared ones: wrong whenever an error is not 0 "
+          "or 1",
          _MSE.replace("{CHECK}", _MSE_CHECK)
          .replace("{EXPR}", "sum(abs(p - t) for p, t in zip(pred, target)) / len(pred)")),
-        ("divides by n - 1",
+        Misconception("divides by n - 1",
+          "divides by n - 1 (the sample variance's correction): the mean is too large",
          _MSE.replace("{CHECK}", _MSE_CHECK)
          .replace("{EXPR}", "sum((p - t) ** 2 for p, t in zip(pred, target)) / max(len(pred) - 1, 1)")),
-        ("no length check (zip truncates, empty divides by zero)",
+        Misconception("no length check (zip truncates, empty divides by zero)",
+          "never checks the lengths: zip silently drops the extra points, and empty lists "
+          "divide by zero instead of raising ValueError",
          _MSE.replace("{CHECK}", "pass")
          .replace("{EXPR}", "sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)")),
-        ("squares the mean error",
+        Misconception("squares the mean error",
+          "squares the mean error instead of averaging the squared errors: errors of opposite "
+          "sign cancel",
          _MSE.replace("{CHECK}", _MSE_CHECK)
          .replace("{EXPR}", "(sum(p - t for p, t in zip(pred, target)) / len(pred)) ** 2")),
     ],
     "line_grads": [
-        ("sign error: target minus prediction", _grads(residual="y - (w * x + b)")),
-        ("forgets the factor 2", _grads(dw="sum(ri * x for ri, x in zip(r, xs)) / n",
+        Misconception("sign error: target minus prediction",
+          "uses y - prediction as the residual: both gradients have the wrong sign, so a step "
+          "would climb the loss",
+          _grads(residual="y - (w * x + b)")),
+        Misconception("forgets the factor 2",
+          "forgets the 2 from the derivative of r**2: both gradients are half their size",
+          _grads(dw="sum(ri * x for ri, x in zip(r, xs)) / n",
                                         db="sum(r) / n")),
-        ("sum instead of mean", _grads(dw="2 * sum(ri * x for ri, x in zip(r, xs))",
+        Misconception("sum instead of mean",
+          "sums over the points instead of averaging: both gradients are n times too large",
+          _grads(dw="2 * sum(ri * x for ri, x in zip(r, xs))",
                                        db="2 * sum(r)")),
-        ("x in the bias gradient too", _grads(db="2 * sum(ri * x for ri, x in zip(r, xs)) / n")),
-        ("gradients swapped", _grads(dw="2 * sum(r) / n",
+        Misconception("x in the bias gradient too",
+          "multiplies the residual by x in the bias gradient too: dL/db equals dL/dw",
+          _grads(db="2 * sum(ri * x for ri, x in zip(r, xs)) / n")),
+        Misconception("gradients swapped",
+          "returns (dL/db, dL/dw) in place of (dL/dw, dL/db): the two values are swapped",
+          _grads(dw="2 * sum(r) / n",
                                      db="2 * sum(ri * x for ri, x in zip(r, xs)) / n")),
     ],
 }

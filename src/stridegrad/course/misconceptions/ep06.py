@@ -1,5 +1,8 @@
 """Known-wrong implementations of episode 06's exercises (scalar autograd)."""
 
+from stridegrad.course.misconceptions import Misconception
+
+
 _VALUE = "from stridegrad.course.designs import Value\nimport math\n"
 
 _TOPO = '''
@@ -18,9 +21,12 @@ def topological_order(root):
     return order
 '''
 
-WRONG = {
+MISCONCEPTIONS = {
     "add": [
-        ("= instead of +=", _VALUE + """
+        Misconception("= instead of +=",
+          "overwrites the inputs' gradients (=) instead of adding to them (+=): a value used "
+          "twice keeps only its last contribution",
+          _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data, (a, b), "+")
     def _backward(g):
@@ -29,7 +35,11 @@ def add(a, b):
     out._backward = _backward
     return out
 """),
-        ("closure captures its output", _VALUE + """
+        Misconception("closure captures its output",
+          "its backward closure captures the output and writes the incoming gradient into it: "
+          "the output's gradient is overwritten, and the closure keeps the output alive in a "
+          "reference cycle",
+          _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data, (a, b), "+")
     def _backward(g):
@@ -39,7 +49,10 @@ def add(a, b):
     out._backward = _backward
     return out
 """),
-        ("forgets the inputs", _VALUE + """
+        Misconception("forgets the inputs",
+          "records no inputs (children) on the output: the graph is cut, backward never reaches "
+          "x and y",
+          _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data)
     def _backward(g):
@@ -48,7 +61,9 @@ def add(a, b):
     out._backward = _backward
     return out
 """),
-        ("only the first input", _VALUE + """
+        Misconception("only the first input",
+          "passes the gradient to the first input only: y's gradient stays 0",
+          _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data, (a, b), "+")
     def _backward(g):
@@ -58,7 +73,10 @@ def add(a, b):
 """),
     ],
     "mul": [
-        ("= instead of +=", _VALUE + """
+        Misconception("= instead of +=",
+          "overwrites the inputs' gradients (=) instead of adding to them (+=): x * x gets half "
+          "its gradient",
+          _VALUE + """
 def mul(a, b):
     out = Value(a.data * b.data, (a, b), "*")
     def _backward(g):
@@ -67,7 +85,10 @@ def mul(a, b):
     out._backward = _backward
     return out
 """),
-        ("own data instead of the other's", _VALUE + """
+        Misconception("own data instead of the other's",
+          "gives each input its own value times the gradient instead of the other input's: "
+          "d(x*y)/dx comes out as x, not y",
+          _VALUE + """
 def mul(a, b):
     out = Value(a.data * b.data, (a, b), "*")
     def _backward(g):
@@ -76,7 +97,9 @@ def mul(a, b):
     out._backward = _backward
     return out
 """),
-        ("forgets the incoming gradient", _VALUE + """
+        Misconception("forgets the incoming gradient",
+          "forgets to multiply by the output's gradient: right only when that gradient is 1",
+          _VALUE + """
 def mul(a, b):
     out = Value(a.data * b.data, (a, b), "*")
     def _backward(g):
@@ -87,7 +110,10 @@ def mul(a, b):
 """),
     ],
     "tanh": [
-        ("derivative from the input", _VALUE + """
+        Misconception("derivative from the input",
+          "computes 1 - x**2 from the input x instead of the output t = tanh(x): the slope is "
+          "wrong except at 0",
+          _VALUE + """
 def tanh(a):
     out = Value(math.tanh(a.data), (a,), "tanh")
     def _backward(g):
@@ -95,7 +121,10 @@ def tanh(a):
     out._backward = _backward
     return out
 """),
-        ("sigmoid's derivative", _VALUE + """
+        Misconception("sigmoid's derivative",
+          "uses sigmoid's derivative t * (1 - t) instead of tanh's 1 - t**2: the gradient is "
+          "wrong everywhere except where t is 0",
+          _VALUE + """
 def tanh(a):
     t = math.tanh(a.data)
     out = Value(t, (a,), "tanh")
@@ -104,7 +133,9 @@ def tanh(a):
     out._backward = _backward
     return out
 """),
-        ("forgets the incoming gradient", _VALUE + """
+        Misconception("forgets the incoming gradient",
+          "forgets to multiply by the output's gradient: right only when that gradient is 1",
+          _VALUE + """
 def tanh(a):
     t = math.tanh(a.data)
     out = Value(t, (a,), "tanh")
@@ -113,7 +144,10 @@ def tanh(a):
     out._backward = _backward
     return out
 """),
-        ("= instead of +=", _VALUE + """
+        Misconception("= instead of +=",
+          "overwrites the input's gradient (=) instead of adding to it (+=): a value used twice "
+          "keeps only its last contribution",
+          _VALUE + """
 def tanh(a):
     t = math.tanh(a.data)
     out = Value(t, (a,), "tanh")
@@ -124,7 +158,10 @@ def tanh(a):
 """),
     ],
     "topological_order": [
-        ("recursive (overflows on a 10,000-step chain)", """
+        Misconception("recursive (overflows on a 10,000-step chain)",
+          "visits the graph by recursion: a long chain exceeds Python's recursion limit "
+          "(RecursionError)",
+          """
 def topological_order(root):
     order, visited = [], set()
     def visit(node):
@@ -136,8 +173,14 @@ def topological_order(root):
     visit(root)
     return order
 """),
-        ("reversed: root first", _TOPO.replace("    return order", "    return order[::-1]")),
-        ("no visited set: shared nodes twice", """
+        Misconception("reversed: root first",
+          "returns the root first and the leaves last: the reverse of the order asked for, "
+          "inputs before the values built from them",
+          _TOPO.replace("    return order", "    return order[::-1]")),
+        Misconception("no visited set: shared nodes twice",
+          "keeps no set of visited nodes: a value used twice appears twice in the order, and "
+          "shared graphs blow up",
+          """
 def topological_order(root):
     order, stack = [], [(root, False)]
     while stack:
@@ -150,12 +193,18 @@ def topological_order(root):
                 stack.append((child, False))
     return order
 """),
-        ("leaves left out", _TOPO.replace("            order.append(node)",
+        Misconception("leaves left out",
+          "leaves the leaves (values with no inputs) out of the order: x and y never appear, so "
+          "their gradients are never handled",
+          _TOPO.replace("            order.append(node)",
                                           "            if node._prev:\n"
                                           "                order.append(node)")),
     ],
     "backward": [
-        ("walks leaves first", _TOPO + """
+        Misconception("walks leaves first",
+          "runs the backward steps in topological order, leaves first, instead of reversed: "
+          "gradients are passed on before they have arrived",
+          _TOPO + """
 def backward(root):
     order = topological_order(root)
     for node in order:
@@ -166,13 +215,18 @@ def backward(root):
         if node._backward is not None:
             node._backward(node.grad)
 """),
-        ("forgets to seed the root", _TOPO + """
+        Misconception("forgets to seed the root",
+          "never sets the root's gradient to 1: every gradient stays 0",
+          _TOPO + """
 def backward(root):
     for node in reversed(topological_order(root)):
         if node._backward is not None:
             node._backward(node.grad)
 """),
-        ("no reset of interior nodes (micrograd)", _TOPO + """
+        Misconception("no reset of interior nodes (micrograd)",
+          "does not reset the interior values' gradients before a second backward: they "
+          "accumulate from the first call",
+          _TOPO + """
 def backward(root):
     order = topological_order(root)
     root.grad = 1.0
@@ -180,7 +234,10 @@ def backward(root):
         if node._backward is not None:
             node._backward(node.grad)
 """),
-        ("recursive order", """
+        Misconception("recursive order",
+          "orders the graph by recursion: a long chain exceeds Python's recursion limit "
+          "(RecursionError)",
+          """
 def topological_order(root):
     order, visited = [], set()
     def visit(node):
@@ -204,20 +261,28 @@ def backward(root):
 """),
     ],
     "central_difference": [
-        ("forward difference", """
+        Misconception("forward difference",
+          "uses (f(x + h) - f(x)) / h instead of the central difference: an error of order h, "
+          "visible on curved functions",
+          """
 def central_difference(f, xs, i, h=1e-6):
     up = list(xs)
     up[i] += h
     return (f(up) - f(list(xs))) / h
 """),
-        ("divides by h", """
+        Misconception("divides by h",
+          "divides by h instead of 2h: every derivative comes out twice its size",
+          """
 def central_difference(f, xs, i, h=1e-6):
     up, down = list(xs), list(xs)
     up[i] += h
     down[i] -= h
     return (f(up) - f(down)) / h
 """),
-        ("modifies xs", """
+        Misconception("modifies xs",
+          "nudges the caller's xs in place and leaves them changed: the answer may be right, "
+          "the inputs are not",
+          """
 def central_difference(f, xs, i, h=1e-6):
     xs[i] += h
     high = f(xs)
@@ -225,7 +290,10 @@ def central_difference(f, xs, i, h=1e-6):
     low = f(xs)
     return (high - low) / (2 * h)
 """),
-        ("ignores the given h", """
+        Misconception("ignores the given h",
+          "uses its own fixed step instead of the h it is given: results do not change with h, "
+          "and differ from the asked step on curved functions",
+          """
 def central_difference(f, xs, i, h=1e-6):
     up, down = list(xs), list(xs)
     up[i] += 1e-5

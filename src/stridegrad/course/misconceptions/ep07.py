@@ -1,5 +1,8 @@
 """Known-wrong implementations of episode 07's exercises (two autograd designs)."""
 
+from stridegrad.course.misconceptions import Misconception
+
+
 _IMPORTS = ("from stridegrad.course.designs import (Var, AccumulateGrad, AddBackward, "
             "MulBackward, TanhBackward, grad_accumulator)\nimport gc\n")
 
@@ -28,9 +31,12 @@ def count_dependencies(root):
     return counts
 '''
 
-WRONG = {
+MISCONCEPTIONS = {
     "gradient_edge": [
-        ("a new accumulator every time", _IMPORTS + """
+        Misconception("a new accumulator every time",
+          "creates a new AccumulateGrad for a leaf on every call instead of reusing the leaf's "
+          "one (grad_accumulator): two uses of a leaf reach two different nodes",
+          _IMPORTS + """
 def gradient_edge(var):
     if var.grad_fn is not None:
         return (var.grad_fn, var.output_nr)
@@ -38,7 +44,10 @@ def gradient_edge(var):
         return (AccumulateGrad(var), 0)
     return (None, 0)
 """),
-        ("ignores output_nr", _IMPORTS + """
+        Misconception("ignores output_nr",
+          "returns output number 0 for every value: the second output of a node gets the first "
+          "one's gradient",
+          _IMPORTS + """
 def gradient_edge(var):
     if var.grad_fn is not None:
         return (var.grad_fn, 0)
@@ -46,11 +55,16 @@ def gradient_edge(var):
         return (grad_accumulator(var), 0)
     return (None, 0)
 """),
-        ("leaves get no edge", _IMPORTS + """
+        Misconception("leaves get no edge",
+          "returns (None, 0) for a leaf that requires grad: its gradient is never accumulated",
+          _IMPORTS + """
 def gradient_edge(var):
     return (var.grad_fn, var.output_nr)
 """),
-        ("constants get an accumulator", _IMPORTS + """
+        Misconception("constants get an accumulator",
+          "gives a constant (requires_grad=False) an accumulator: gradients flow into values "
+          "that asked for none",
+          _IMPORTS + """
 def gradient_edge(var):
     if var.grad_fn is not None:
         return (var.grad_fn, var.output_nr)
@@ -58,33 +72,46 @@ def gradient_edge(var):
 """),
     ],
     "var_mul": [
-        ("forgets an edge", _EDGE + """
+        Misconception("forgets an edge",
+          "records only one of the two next edges: the other input never gets its gradient",
+          _EDGE + """
 def var_mul(a, b):
     if not (a.requires_grad or b.requires_grad):
         return Var(a.data * b.data)
     node = MulBackward((gradient_edge(a),), a.data, b.data)
     return Var(a.data * b.data, grad_fn=node)
 """),
-        ("edges swapped", _EDGE + """
+        Misconception("edges swapped",
+          "records y's edge first and x's second: each input receives the other's gradient",
+          _EDGE + """
 def var_mul(a, b):
     if not (a.requires_grad or b.requires_grad):
         return Var(a.data * b.data)
     node = MulBackward((gradient_edge(b), gradient_edge(a)), a.data, b.data)
     return Var(a.data * b.data, grad_fn=node)
 """),
-        ("always records a node", _EDGE + """
+        Misconception("always records a node",
+          "creates a MulBackward even when neither input requires grad: a product of constants "
+          "gets a grad_fn",
+          _EDGE + """
 def var_mul(a, b):
     node = MulBackward((gradient_edge(a), gradient_edge(b)), a.data, b.data)
     return Var(a.data * b.data, grad_fn=node)
 """),
-        ("drops the None edges", _EDGE + """
+        Misconception("drops the None edges",
+          "drops the (None, 0) edge of a constant input: the next edges no longer line up with "
+          "the inputs",
+          _EDGE + """
 def var_mul(a, b):
     if not (a.requires_grad or b.requires_grad):
         return Var(a.data * b.data)
     edges = tuple(e for e in (gradient_edge(a), gradient_edge(b)) if e[0] is not None)
     return Var(a.data * b.data, grad_fn=MulBackward(edges, a.data, b.data))
 """),
-        ("saves the inputs in the wrong order", _EDGE + """
+        Misconception("saves the inputs in the wrong order",
+          "saves (y, x) instead of (x, y) for the backward: each input gets its own value times "
+          "the gradient",
+          _EDGE + """
 def var_mul(a, b):
     if not (a.requires_grad or b.requires_grad):
         return Var(a.data * b.data)
@@ -93,7 +120,10 @@ def var_mul(a, b):
 """),
     ],
     "count_dependencies": [
-        ("counts nodes, not edges", """
+        Misconception("counts nodes, not edges",
+          "counts each node once however many edges reach it: a node used twice gets 1, so it "
+          "runs before its second gradient arrives",
+          """
 def count_dependencies(root):
     counts = {root: 0}
     stack = [root]
@@ -106,7 +136,10 @@ def count_dependencies(root):
             counts[next_node] += 1
     return counts
 """),
-        ("recursive", """
+        Misconception("recursive",
+          "walks the graph by recursion: a long chain exceeds Python's recursion limit "
+          "(RecursionError)",
+          """
 def count_dependencies(root):
     counts = {root: 0}
     def visit(node):
@@ -120,7 +153,10 @@ def count_dependencies(root):
     visit(root)
     return counts
 """),
-        ("counts every path", """
+        Misconception("counts every path",
+          "visits a node again for every path that reaches it: counts grow with the number of "
+          "paths, not edges",
+          """
 def count_dependencies(root):
     counts = {root: 0}
     stack = [root]
@@ -133,11 +169,16 @@ def count_dependencies(root):
             stack.append(next_node)
     return counts
 """),
-        ("leaves the root out", _DEPS.replace("counts = {root: 0}", "counts = {}").replace(
+        Misconception("leaves the root out",
+          "leaves the root out of the counts: the engine cannot find its starting node",
+          _DEPS.replace("counts = {root: 0}", "counts = {}").replace(
             "    return counts", "    counts.pop(root, None)\n    return counts")),
     ],
     "run_backward": [
-        ("runs a node on every arriving gradient", """
+        Misconception("runs a node on every arriving gradient",
+          "runs a node as soon as any gradient arrives instead of when all have: a shared node "
+          "runs twice with partial gradients",
+          """
 def run_backward(root):
     if root.grad_fn is None:
         raise RuntimeError("no grad_fn")
@@ -148,7 +189,10 @@ def run_backward(root):
             if next_node is not None:
                 stack.append((next_node, gi))
 """),
-        ("= instead of += in the buffers", _DEPS + """
+        Misconception("= instead of += in the buffers",
+          "overwrites a node's input buffer (=) instead of adding (+=): a value used twice "
+          "keeps only the last gradient",
+          _DEPS + """
 def run_backward(root):
     if root.grad_fn is None:
         raise RuntimeError("no grad_fn")
@@ -165,7 +209,10 @@ def run_backward(root):
             if deps[next_node] == 0:
                 ready.append(next_node)
 """),
-        ("no check for a missing grad_fn", _DEPS + """
+        Misconception("no check for a missing grad_fn",
+          "does not check that the root has a grad_fn: backward on a leaf or constant fails "
+          "with an unclear error instead of RuntimeError",
+          _DEPS + """
 def run_backward(root):
     if root.grad_fn is None:
         return
@@ -182,7 +229,10 @@ def run_backward(root):
             if deps[next_node] == 0:
                 ready.append(next_node)
 """),
-        ("recursive", """
+        Misconception("recursive",
+          "passes gradients on by recursion: a long chain exceeds Python's recursion limit "
+          "(RecursionError)",
+          """
 def run_backward(root):
     if root.grad_fn is None:
         raise RuntimeError("no grad_fn")
@@ -194,7 +244,10 @@ def run_backward(root):
 """),
     ],
     "count_cycle_garbage": [
-        ("keeps the result alive", _IMPORTS + """
+        Misconception("keeps the result alive",
+          "keeps build()'s result in a local variable while collecting: the cycles are still "
+          "reachable, so none are counted",
+          _IMPORTS + """
 def count_cycle_garbage(build):
     was = gc.isenabled()
     gc.disable()
@@ -206,13 +259,18 @@ def count_cycle_garbage(build):
         if was:
             gc.enable()
 """),
-        ("leaves the automatic collector on", _IMPORTS + """
+        Misconception("leaves the automatic collector on",
+          "leaves the automatic collector on: it may free the cycles before the count, so the "
+          "number varies",
+          _IMPORTS + """
 def count_cycle_garbage(build):
     gc.collect()
     build()
     return gc.collect()
 """),
-        ("no collection before build", _IMPORTS + """
+        Misconception("no collection before build",
+          "does not collect before build(): garbage left over from earlier code is counted too",
+          _IMPORTS + """
 def count_cycle_garbage(build):
     was = gc.isenabled()
     gc.disable()
@@ -223,7 +281,10 @@ def count_cycle_garbage(build):
         if was:
             gc.enable()
 """),
-        ("always switches the collector on", _IMPORTS + """
+        Misconception("always switches the collector on",
+          "switches the collector on at the end even when it was off before: the caller's "
+          "setting is not restored",
+          _IMPORTS + """
 def count_cycle_garbage(build):
     gc.disable()
     try:
@@ -233,7 +294,10 @@ def count_cycle_garbage(build):
     finally:
         gc.enable()
 """),
-        ("no try/finally", _IMPORTS + """
+        Misconception("no try/finally",
+          "restores the collector only when build() returns: an exception in build() leaves the "
+          "collector off",
+          _IMPORTS + """
 def count_cycle_garbage(build):
     was = gc.isenabled()
     gc.disable()

@@ -3,15 +3,24 @@
 Each must fail checkpoint 08; ``test_checks.py`` and ``test_ep08.py`` run them all.
 """
 
-WRONG = {
+from stridegrad.course.misconceptions import Misconception
+
+
+MISCONCEPTIONS = {
     "unbroadcast": [
-        ("forgets the added leading axes", """
+        Misconception("forgets the added leading axes",
+          "sums the stretched size-1 axes but not the leading axes broadcasting added: the "
+          "gradient keeps extra dimensions",
+          """
 import numpy as np
 def unbroadcast(grad, shape):
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=axes, keepdims=True) if axes else grad
 """),
-        ("forgets keepdims", """
+        Misconception("forgets keepdims",
+          "sums the stretched size-1 axes without keepdims: the gradient loses those axes and "
+          "has the wrong shape",
+          """
 import numpy as np
 def unbroadcast(grad, shape):
     lead = grad.ndim - len(shape)
@@ -19,12 +28,18 @@ def unbroadcast(grad, shape):
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=axes) if axes else grad
 """),
-        ("sums everything", """
+        Misconception("sums everything",
+          "sums the gradient down to one number whatever the shape: right only for a scalar "
+          "input",
+          """
 import numpy as np
 def unbroadcast(grad, shape):
     return np.full(shape, grad.sum())
 """),
-        ("aligns the axes from the left", """
+        Misconception("aligns the axes from the left",
+          "matches the input's axes from the left: the wrong axes are summed; broadcasting "
+          "aligns trailing axes",
+          """
 import numpy as np
 def unbroadcast(grad, shape):
     axes = tuple(range(len(shape), grad.ndim))
@@ -34,12 +49,18 @@ def unbroadcast(grad, shape):
 """),
     ],
     "sum_backward": [
-        ("plain broadcast_to", """
+        Misconception("plain broadcast_to",
+          "broadcasts the gradient without restoring the summed axes first: without keepdims it "
+          "lines up with the wrong axes (or fails)",
+          """
 import numpy as np
 def sum_backward(grad, shape, axis=None, keepdims=False):
     return np.broadcast_to(grad, shape).copy()
 """),
-        ("ignores negative axes", """
+        Misconception("ignores negative axes",
+          "does not turn a negative axis into a positive one: axis=-1 puts the restored axis in "
+          "the wrong place",
+          """
 import numpy as np
 def sum_backward(grad, shape, axis=None, keepdims=False):
     axes = tuple(range(len(shape))) if axis is None else (axis,) if isinstance(axis, int) else axis
@@ -47,7 +68,10 @@ def sum_backward(grad, shape, axis=None, keepdims=False):
         grad = np.reshape(grad, [1 if i in axes else n for i, n in enumerate(shape)])
     return np.broadcast_to(grad, shape).copy()
 """),
-        ("divides by the count like mean", """
+        Misconception("divides by the count like mean",
+          "divides by the number of summed elements, as mean's backward does: the gradient of "
+          "sum is 1 per element",
+          """
 import numpy as np
 def sum_backward(grad, shape, axis=None, keepdims=False):
     ndim = len(shape)
@@ -60,14 +84,19 @@ def sum_backward(grad, shape, axis=None, keepdims=False):
 """),
     ],
     "max_backward": [
-        ("spreads the gradient to all entries", """
+        Misconception("spreads the gradient to all entries",
+          "sends the gradient to every entry instead of the maxima only: entries that are not "
+          "the max get a gradient they did not earn",
+          """
 import numpy as np
 def max_backward(x, grad, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         grad = np.expand_dims(grad, axis)
     return np.broadcast_to(grad, x.shape).astype(float)
 """),
-        ("ties each get the whole gradient", """
+        Misconception("ties each get the whole gradient",
+          "gives each tied maximum the whole gradient instead of sharing it: ties get too much",
+          """
 import numpy as np
 def max_backward(x, grad, axis=None, keepdims=False):
     out = x.max(axis=axis, keepdims=True)
@@ -75,7 +104,10 @@ def max_backward(x, grad, axis=None, keepdims=False):
         grad = np.expand_dims(grad, axis)
     return (x == out) * grad
 """),
-        ("compares with the max without keepdims", """
+        Misconception("compares with the max without keepdims",
+          "compares x with the max without keepdims: the max lines up with the wrong axis, so "
+          "the wrong entries are marked",
+          """
 import numpy as np
 def max_backward(x, grad, axis=None, keepdims=False):
     out = x.max(axis=axis)
@@ -84,25 +116,38 @@ def max_backward(x, grad, axis=None, keepdims=False):
 """),
     ],
     "matmul_backward": [
-        ("missing transpose", """
+        Misconception("missing transpose",
+          "multiplies by b and a instead of b.T and a.T: the gradients have the wrong shapes "
+          "(or values, when square)",
+          """
 def matmul_backward(a, b, grad):
     return grad @ b, a @ grad
 """),
-        ("grad_b as grad.T @ a (transposed)", """
+        Misconception("grad_b as grad.T @ a (transposed)",
+          "computes grad_b as grad.T @ a: the transpose of the right answer",
+          """
 def matmul_backward(a, b, grad):
     return grad @ b.T, grad.T @ a
 """),
-        ("factors of grad_a swapped", """
+        Misconception("factors of grad_a swapped",
+          "computes grad_a as b.T @ grad instead of grad @ b.T: the factors are in the wrong "
+          "order",
+          """
 def matmul_backward(a, b, grad):
     return b.T @ grad if b.shape[1] == grad.shape[0] else grad @ b.T, a.T @ grad
 """),
-        ("returns (grad_b, grad_a)", """
+        Misconception("returns (grad_b, grad_a)",
+          "returns (grad_b, grad_a) instead of (grad_a, grad_b): the two are swapped",
+          """
 def matmul_backward(a, b, grad):
     return a.T @ grad, grad @ b.T
 """),
     ],
     "numerical_gradient": [
-        ("forward difference", """
+        Misconception("forward difference",
+          "uses (f(x + eps) - f(x)) / eps: one-sided, with an error of order eps on curved "
+          "functions",
+          """
 import numpy as np
 def numerical_gradient(f, x, eps=1e-6):
     g = np.zeros(x.shape)
@@ -114,7 +159,10 @@ def numerical_gradient(f, x, eps=1e-6):
         x[idx] = old
     return g
 """),
-        ("divides by eps, not 2 eps", """
+        Misconception("divides by eps, not 2 eps",
+          "divides the central difference by eps instead of 2 eps: every entry is twice its "
+          "size",
+          """
 import numpy as np
 def numerical_gradient(f, x, eps=1e-6):
     g = np.zeros(x.shape)
@@ -128,7 +176,10 @@ def numerical_gradient(f, x, eps=1e-6):
         g[idx] = (up - down) / eps
     return g
 """),
-        ("does not restore x", """
+        Misconception("does not restore x",
+          "leaves each nudged entry of x changed: x is not the same after the call, and later "
+          "entries are measured at the wrong point",
+          """
 import numpy as np
 def numerical_gradient(f, x, eps=1e-6):
     g = np.zeros(x.shape)
@@ -140,7 +191,10 @@ def numerical_gradient(f, x, eps=1e-6):
         g[idx] = (up - down) / (2 * eps)
     return g
 """),
-        ("perturbs every entry at once", """
+        Misconception("perturbs every entry at once",
+          "nudges all entries of x at once: each entry gets the sum of all the partial "
+          "derivatives",
+          """
 import numpy as np
 def numerical_gradient(f, x, eps=1e-6):
     return np.full(x.shape, (f(x + eps) - f(x - eps)) / (2 * eps))

@@ -3,6 +3,9 @@
 Each must fail checkpoint 09; ``test_checks.py`` and ``test_ep09.py`` run them all.
 """
 
+from stridegrad.course.misconceptions import Misconception
+
+
 _LINEAR_HEAD = """
 import math
 import numpy as np
@@ -10,9 +13,12 @@ import stridegrad as sg
 from stridegrad.nn import Module, Parameter
 """
 
-WRONG = {
+MISCONCEPTIONS = {
     "Linear": [
-        ("weight stored as (in, out)", _LINEAR_HEAD + """
+        Misconception("weight stored as (in, out)",
+          "stores the weight transposed, as (in_features, out_features): its shape is not "
+          "PyTorch's (out_features, in_features)",
+          _LINEAR_HEAD + """
 class Linear(Module):
     def __init__(self, i, o):
         super().__init__()
@@ -22,7 +28,10 @@ class Linear(Module):
     def forward(self, x):
         return x @ self.weight + self.bias
 """),
-        ("random normal init with std 1", _LINEAR_HEAD + """
+        Misconception("random normal init with std 1",
+          "draws weights from a standard normal: far too large; the scale must be "
+          "1/sqrt(in_features) (uniform bound)",
+          _LINEAR_HEAD + """
 class Linear(Module):
     def __init__(self, i, o):
         super().__init__()
@@ -31,7 +40,10 @@ class Linear(Module):
     def forward(self, x):
         return x @ self.weight.T + self.bias
 """),
-        ("bias is a plain tensor", _LINEAR_HEAD + """
+        Misconception("bias is a plain tensor",
+          "makes the bias a plain tensor, not a Parameter: parameters() misses it, so it is "
+          "never trained",
+          _LINEAR_HEAD + """
 class Linear(Module):
     def __init__(self, i, o):
         super().__init__()
@@ -41,7 +53,10 @@ class Linear(Module):
     def forward(self, x):
         return x @ self.weight.T + self.bias
 """),
-        ("zeros init", _LINEAR_HEAD + """
+        Misconception("zeros init",
+          "initialises the weights to zeros: every output is the bias and all units stay "
+          "identical",
+          _LINEAR_HEAD + """
 class Linear(Module):
     def __init__(self, i, o):
         super().__init__()
@@ -50,7 +65,10 @@ class Linear(Module):
     def forward(self, x):
         return x @ self.weight.T + self.bias
 """),
-        ("NumPy's unseeded generator", _LINEAR_HEAD + """
+        Misconception("NumPy's unseeded generator",
+          "draws the weights from NumPy's global generator instead of the given one: the same "
+          "seed does not give the same layer",
+          _LINEAR_HEAD + """
 class Linear(Module):
     def __init__(self, i, o):
         super().__init__()
@@ -62,16 +80,22 @@ class Linear(Module):
 """),
     ],
     "log_softmax": [
-        ("naive, no max subtracted", """
+        Misconception("naive, no max subtracted",
+          "takes exp of the inputs directly: large logits overflow to inf and give nan",
+          """
 def log_softmax(x):
     return x - x.exp().sum(axis=-1, keepdims=True).log()
 """),
-        ("reduces over the wrong axis", """
+        Misconception("reduces over the wrong axis",
+          "normalises over the wrong axis: the rows do not sum to 1 after exp",
+          """
 def log_softmax(x):
     s = x - x.max(axis=0, keepdims=True)
     return s - s.exp().sum(axis=0, keepdims=True).log()
 """),
-        ("through NumPy (no gradient)", """
+        Misconception("through NumPy (no gradient)",
+          "computes through NumPy arrays: the values are right but the result has no gradient",
+          """
 import numpy as np
 import stridegrad as sg
 def log_softmax(x):
@@ -79,28 +103,38 @@ def log_softmax(x):
     s = a - a.max(axis=-1, keepdims=True)
     return sg.tensor(s - np.log(np.exp(s).sum(axis=-1, keepdims=True)))
 """),
-        ("softmax, not its log", """
+        Misconception("softmax, not its log",
+          "returns the softmax itself instead of its log: the values are probabilities, not "
+          "log-probabilities",
+          """
 def log_softmax(x):
     s = (x - x.max(axis=-1, keepdims=True)).exp()
     return s / s.sum(axis=-1, keepdims=True)
 """),
     ],
     "nll_loss": [
-        ("forgets the minus sign", """
+        Misconception("forgets the minus sign",
+          "forgets the minus sign: the loss is negative and training would maximise it",
+          """
 import numpy as np
 import stridegrad as sg
 def nll_loss(logp, targets):
     n, c = logp.shape
     return (logp * sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)).sum() / n
 """),
-        ("sums instead of averaging", """
+        Misconception("sums instead of averaging",
+          "sums over the batch instead of averaging: the loss grows with the batch size",
+          """
 import numpy as np
 import stridegrad as sg
 def nll_loss(logp, targets):
     n, c = logp.shape
     return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)).sum()
 """),
-        ("mean over all N * C entries", """
+        Misconception("mean over all N * C entries",
+          "averages over all N * C entries instead of picking each row's target: the loss is "
+          "the mean of every log-probability",
+          """
 import numpy as np
 import stridegrad as sg
 def nll_loss(logp, targets):
@@ -109,7 +143,9 @@ def nll_loss(logp, targets):
 """),
     ],
     "sgd_step": [
-        ("forgets weight decay", """
+        Misconception("forgets weight decay",
+          "ignores weight_decay: the step does not pull the weights towards 0",
+          """
 def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     g = grad
     if momentum:
@@ -119,7 +155,10 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
         g = buf
     return param - lr * g
 """),
-        ("momentum buffer initialised to ones", """
+        Misconception("momentum buffer initialised to ones",
+          "starts the momentum buffer at ones instead of at the first gradient: the first step "
+          "is off",
+          """
 import numpy as np
 def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     g = grad + weight_decay * param
@@ -130,7 +169,10 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
         g = buf
     return param - lr * g
 """),
-        ("dampened buffer, started at zeros", """
+        Misconception("dampened buffer, started at zeros",
+          "starts the buffer at zeros and dampens the first gradient: the first step is too "
+          "small (PyTorch starts the buffer at the gradient)",
+          """
 import numpy as np
 def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     g = grad + weight_decay * param
@@ -141,13 +183,18 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
         g = buf
     return param - lr * g
 """),
-        ("forgets the buffer between calls", """
+        Misconception("forgets the buffer between calls",
+          "keeps no momentum buffer between calls: every step is plain SGD",
+          """
 def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     g = grad + weight_decay * param
     buf = g
     return param - lr * buf
 """),
-        ("updates param in place", """
+        Misconception("updates param in place",
+          "updates the caller's param in place (param -= ...) instead of returning a new array: "
+          "the answer is right but the input changes",
+          """
 def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     g = grad + weight_decay * param
     if momentum:
@@ -160,7 +207,9 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
 """),
     ],
     "adam_step": [
-        ("no bias correction", """
+        Misconception("no bias correction",
+          "skips the bias corrections 1 - beta**t: the first steps are far too small",
+          """
 import numpy as np
 def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     b1, b2 = betas
@@ -169,7 +218,9 @@ def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     state["step"] = state.get("step", 0) + 1
     return param - lr * m / (np.sqrt(v) + eps)
 """),
-        ("forgets the square root", """
+        Misconception("forgets the square root",
+          "divides by v instead of sqrt(v): steps have the wrong size",
+          """
 import numpy as np
 def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     b1, b2 = betas
@@ -178,7 +229,9 @@ def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     v = state["exp_avg_sq"] = b2 * state.get("exp_avg_sq", 0.0) + (1 - b2) * grad * grad
     return param - lr * (m / (1 - b1 ** t)) / (v / (1 - b2 ** t) + eps)
 """),
-        ("never counts the steps", """
+        Misconception("never counts the steps",
+          "never increments the step count: the bias correction stays at step 1",
+          """
 import numpy as np
 def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     b1, b2 = betas
@@ -187,7 +240,10 @@ def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     v = state["exp_avg_sq"] = b2 * state.get("exp_avg_sq", 0.0) + (1 - b2) * grad * grad
     return param - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
 """),
-        ("ignores the betas it is given", """
+        Misconception("ignores the betas it is given",
+          "uses the default betas instead of the ones it is given: any other betas give the "
+          "default step",
+          """
 import numpy as np
 def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     b1, b2 = 0.9, 0.999

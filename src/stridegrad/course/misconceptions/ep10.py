@@ -5,18 +5,25 @@ Each must fail checkpoint 10; ``test_checks.py`` and ``test_ep10.py`` run them a
 
 from __future__ import annotations
 
-__all__ = ["WRONG"]
+from stridegrad.course.misconceptions import Misconception
 
-WRONG = {
+__all__ = ["MISCONCEPTIONS"]
+
+MISCONCEPTIONS = {
     "namespace_of": [
-        ("returns the first array's namespace, never compares", """
+        Misconception("returns the first array's namespace, never compares",
+          "returns the first array's namespace without comparing the others: mixing libraries "
+          "or devices is not reported",
+          """
 def namespace_of(*arrays):
     for x in arrays:
         if hasattr(x, "__array_namespace__"):
             return x.__array_namespace__()
     raise ValueError("no array")
 """),
-        ("compares namespaces but not devices", """
+        Misconception("compares namespaces but not devices",
+          "compares namespaces but not devices: arrays on two devices are accepted together",
+          """
 def namespace_of(*arrays):
     xp = None
     for x in arrays:
@@ -32,7 +39,10 @@ def namespace_of(*arrays):
         raise ValueError("no array")
     return xp
 """),
-        ("asks Python numbers for a namespace", """
+        Misconception("asks Python numbers for a namespace",
+          "asks Python numbers for __array_namespace__: a call like namespace_of(x, 2.0) raises "
+          "TypeError instead of ignoring the number",
+          """
 def namespace_of(*arrays):
     if not arrays:
         raise ValueError("no array")
@@ -45,7 +55,10 @@ def namespace_of(*arrays):
         raise RuntimeError("mixed namespaces")
     return xps[0]
 """),
-        ("vague error when mixing", """
+        Misconception("vague error when mixing",
+          "raises an error that does not name the two namespaces or devices: the reader cannot "
+          "tell what was mixed",
+          """
 def namespace_of(*arrays):
     found = [x for x in arrays if not isinstance(x, (bool, int, float, complex))]
     if not found:
@@ -59,7 +72,10 @@ def namespace_of(*arrays):
             raise RuntimeError("cannot mix arrays")
     return xp
 """),
-        ("returns None for no arrays", """
+        Misconception("returns None for no arrays",
+          "returns None when no argument is an array: the caller gets no namespace and no "
+          "ValueError saying why",
+          """
 def namespace_of(*arrays):
     xp = device = None
     for x in arrays:
@@ -77,34 +93,49 @@ def namespace_of(*arrays):
 """),
     ],
     "softmax": [
-        ("NumPy habits: methods and np.exp", """
+        Misconception("NumPy habits: methods and np.exp",
+          "uses NumPy methods and np.exp: arrays of another namespace are turned into NumPy "
+          "arrays or fail",
+          """
 import numpy as np
 def softmax(xp, x, axis=-1):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 """),
-        ("np.exp on any namespace", """
+        Misconception("np.exp on any namespace",
+          "calls np.exp instead of the array's namespace's exp: the result is a NumPy array "
+          "whatever came in",
+          """
 import numpy as np
 def softmax(xp, x, axis=-1):
     e = np.exp(x - xp.max(x, axis=axis, keepdims=True))
     return e / xp.sum(e, axis=axis, keepdims=True)
 """),
-        ("does not subtract the max (overflows)", """
+        Misconception("does not subtract the max (overflows)",
+          "takes exp of the inputs directly: large inputs overflow to inf and give nan",
+          """
 def softmax(xp, x, axis=-1):
     e = xp.exp(x)
     return e / xp.sum(e, axis=axis, keepdims=True)
 """),
-        ("sums over every element", """
+        Misconception("sums over every element",
+          "sums over every element instead of along the axis: the rows do not each sum to 1",
+          """
 def softmax(xp, x, axis=-1):
     e = xp.exp(x - xp.max(x))
     return e / xp.sum(e)
 """),
-        ("always along the last axis", """
+        Misconception("always along the last axis",
+          "ignores axis and always normalises the last axis: softmax(x, axis=0) normalises the "
+          "rows instead of the columns",
+          """
 def softmax(xp, x, axis=-1):
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
     return e / xp.sum(e, axis=-1, keepdims=True)
 """),
-        ("casts to float64", """
+        Misconception("casts to float64",
+          "casts to float64: a float32 input comes back as float64",
+          """
 def softmax(xp, x, axis=-1):
     x = xp.astype(x, xp.float64)
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
@@ -112,7 +143,10 @@ def softmax(xp, x, axis=-1):
 """),
     ],
     "pick_device": [
-        ("iterates over the letters of a string", """
+        Misconception("iterates over the letters of a string",
+          "iterates over a single device string letter by letter: pick_device('cpu') tries 'c', "
+          "'p', 'u'",
+          """
 from stridegrad.backend import device_available
 def pick_device(prefer, available=device_available):
     prefer = tuple(prefer)
@@ -126,7 +160,10 @@ def pick_device(prefer, available=device_available):
         why.append(f"{name}: {reason}")
     raise RuntimeError("; ".join(why))
 """),
-        ("tests the pair, which is always true", """
+        Misconception("tests the pair, which is always true",
+          "tests a (name, reason) pair as a condition: a non-empty tuple is always true, so the "
+          "first device is picked even when unavailable",
+          """
 from stridegrad.backend import device_available
 def pick_device(prefer, available=device_available):
     names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
@@ -137,7 +174,10 @@ def pick_device(prefer, available=device_available):
             return name
     raise RuntimeError(f"none of {names} works")
 """),
-        ("asks about every device first", """
+        Misconception("asks about every device first",
+          "asks about every device before choosing: devices after the first available one are "
+          "probed for nothing (slow, and may fail)",
+          """
 from stridegrad.backend import device_available
 def pick_device(prefer, available=device_available):
     names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
@@ -149,7 +189,10 @@ def pick_device(prefer, available=device_available):
             return name
     raise RuntimeError("; ".join(f"{n}: {answers[n][1]}" for n in names))
 """),
-        ("falls back to cpu silently", """
+        Misconception("falls back to cpu silently",
+          "falls back to cpu when none of the devices asked for is available: the caller asked "
+          "for a GPU and silently gets the CPU instead of a RuntimeError",
+          """
 from stridegrad.backend import device_available
 def pick_device(prefer, available=device_available):
     names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
@@ -158,7 +201,10 @@ def pick_device(prefer, available=device_available):
             return name
     return "cpu"
 """),
-        ("error without the reasons", """
+        Misconception("error without the reasons",
+          "raises RuntimeError without the reason each device was refused: the reader cannot "
+          "tell what to install or fix",
+          """
 from stridegrad.backend import device_available
 def pick_device(prefer, available=device_available):
     names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
@@ -171,26 +217,35 @@ def pick_device(prefer, available=device_available):
 """),
     ],
     "to_host": [
-        ("np.asarray for everything", """
+        Misconception("np.asarray for everything",
+          "calls np.asarray on everything: arrays on a GPU are not copied to the host as asked",
+          """
 import numpy as np
 def to_host(x):
     return np.asarray(x)
 """),
-        ("copies NumPy arrays too", """
+        Misconception("copies NumPy arrays too",
+          "copies NumPy arrays that are already on the host: the result is not the same array",
+          """
 import numpy as np
 def to_host(x):
     if hasattr(x, "get"):
         return x.get()
     return np.array(x)
 """),
-        ("returns a list", """
+        Misconception("returns a list",
+          "returns a list instead of a NumPy array: the values are right but the shape, dtype "
+          "and array methods are lost",
+          """
 import numpy as np
 def to_host(x):
     if hasattr(x, "get"):
         return x.get().tolist()
     return np.asarray(x).tolist()
 """),
-        ("turns 0-d arrays into 1-d", """
+        Misconception("turns 0-d arrays into 1-d",
+          "turns a 0-d array into a 1-d one: the shape changes from () to (1,)",
+          """
 import numpy as np
 def to_host(x):
     if isinstance(x, np.ndarray):
@@ -199,7 +254,9 @@ def to_host(x):
         return np.atleast_1d(x.get())
     return np.atleast_1d(np.asarray(x))
 """),
-        ("float64 always", """
+        Misconception("float64 always",
+          "converts to float64: the dtype of the input is lost",
+          """
 import numpy as np
 def to_host(x):
     if isinstance(x, np.ndarray):
@@ -210,7 +267,10 @@ def to_host(x):
 """),
     ],
     "time_op": [
-        ("no sync: times the launch", """
+        Misconception("no sync: times the launch",
+          "reads the clock without synchronizing: on an asynchronous device it times the "
+          "launch, not the work",
+          """
 import math, time
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     if repeat < 1:
@@ -223,7 +283,10 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
         best = min(best, clock() - start)
     return best
 """),
-        ("no warm-up", """
+        Misconception("no warm-up",
+          "times the first call too: one-time costs (compilation, allocation) inflate the "
+          "result",
+          """
 import math, time
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     if repeat < 1:
@@ -237,7 +300,10 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
         best = min(best, clock() - start)
     return best
 """),
-        ("no sync after the warm-up", """
+        Misconception("no sync after the warm-up",
+          "does not synchronize after the warm-up: the warm-up's work is counted in the first "
+          "timed run",
+          """
 import math, time
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     if repeat < 1:
@@ -251,7 +317,9 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
         best = min(best, clock() - start)
     return best
 """),
-        ("the mean, not the best", """
+        Misconception("the mean, not the best",
+          "reports the mean instead of the best run: one slow run, a hiccup, raises the result",
+          """
 import time
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     if repeat < 1:
@@ -264,7 +332,9 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     sync()
     return (clock() - start) / repeat
 """),
-        ("reads the clock before the sync", """
+        Misconception("reads the clock before the sync",
+          "reads the clock before synchronizing: the last run's work is not included",
+          """
 import math, time
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     if repeat < 1:
@@ -279,7 +349,10 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
         sync()
     return best
 """),
-        ("times repeat - 1 runs", """
+        Misconception("times repeat - 1 runs",
+          "runs the timed loop repeat - 1 times (off by one): fn runs one time too few, and "
+          "repeat=1 times nothing",
+          """
 import math, time
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     fn()

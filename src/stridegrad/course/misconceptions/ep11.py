@@ -3,12 +3,18 @@
 Each must fail checkpoint 11; ``test_checks.py`` and ``test_ep11.py`` run them all.
 """
 
+from stridegrad.course.misconceptions import Misconception
+
+
 _IR = ("from stridegrad.course.compiler import (COMMUTATIVE, ELEMENTWISE, Graph, Op, "
        "evaluate, fused_op)\n")
 
-WRONG = {
+MISCONCEPTIONS = {
     "run_graph": [
-        ("returns only the last op's value", _IR + """
+        Misconception("returns only the last op's value",
+          "returns the last op's value instead of the values of every output: a graph with two "
+          "outputs loses one",
+          _IR + """
 def run_graph(graph, inputs):
     values = dict(inputs)
     for op in graph.ops:
@@ -16,7 +22,10 @@ def run_graph(graph, inputs):
             values[op.name] = evaluate(op, [values[a] for a in op.args])
     return [values[graph.ops[-1].name]]
 """),
-        ("treats const ops as inputs", _IR + """
+        Misconception("treats const ops as inputs",
+          "looks const ops up in the inputs instead of using their value: a graph with a "
+          "constant fails or reads the wrong number",
+          _IR + """
 def run_graph(graph, inputs):
     values = {}
     for op in graph.ops:
@@ -26,7 +35,9 @@ def run_graph(graph, inputs):
             values[op.name] = evaluate(op, [values[a] for a in op.args])
     return [values[n] for n in graph.outputs]
 """),
-        ("args in sorted order", _IR + """
+        Misconception("args in sorted order",
+          "sorts an op's arguments: subtract(y, x) is computed as subtract(x, y)",
+          _IR + """
 def run_graph(graph, inputs):
     values = {}
     for op in graph.ops:
@@ -36,7 +47,10 @@ def run_graph(graph, inputs):
             values[op.name] = evaluate(op, [values[a] for a in sorted(op.args)])
     return [values[n] for n in graph.outputs]
 """),
-        ("writes the values into the inputs dict", _IR + """
+        Misconception("writes the values into the inputs dict",
+          "stores intermediate values in the caller's inputs dict: the answer is right but the "
+          "inputs change",
+          _IR + """
 def run_graph(graph, inputs):
     values = inputs
     for op in graph.ops:
@@ -44,7 +58,10 @@ def run_graph(graph, inputs):
             values[op.name] = evaluate(op, [values[a] for a in op.args])
     return [values[n] for n in graph.outputs]
 """),
-        ("missing input becomes 0.0", _IR + """
+        Misconception("missing input becomes 0.0",
+          "uses 0.0 for an input that was not given: a missing input silently gives a number "
+          "instead of an error naming it",
+          _IR + """
 def run_graph(graph, inputs):
     values = {}
     for op in graph.ops:
@@ -56,13 +73,18 @@ def run_graph(graph, inputs):
 """),
     ],
     "eliminate_dead_code": [
-        ("one round: drops only ops nobody reads (keeps ops read only by dead ops)", _IR + """
+        Misconception("one round: drops only ops nobody reads (keeps ops read only by dead ops)",
+          "removes, in one round, only the ops that no op reads: an op read only by dead ops "
+          "stays in the graph",
+          _IR + """
 def eliminate_dead_code(graph):
     read = {a for op in graph.ops for a in op.args} | set(graph.outputs)
     kept = [op for op in graph.ops if op.name in read or op.op == "input"]
     return Graph(kept, graph.outputs)
 """),
-        ("drops unused inputs", _IR + """
+        Misconception("drops unused inputs",
+          "removes input ops nobody reads: the graph's signature changes",
+          _IR + """
 def eliminate_dead_code(graph):
     needed, kept = set(graph.outputs), []
     for op in reversed(graph.ops):
@@ -71,7 +93,10 @@ def eliminate_dead_code(graph):
             needed.update(op.args)
     return Graph(reversed(kept), graph.outputs)
 """),
-        ("follows only the outputs' own args, one level", _IR + """
+        Misconception("follows only the outputs' own args, one level",
+          "keeps only the outputs and their direct arguments: anything two steps from an output "
+          "is dropped",
+          _IR + """
 def eliminate_dead_code(graph):
     needed = set(graph.outputs)
     for name in graph.outputs:
@@ -79,7 +104,10 @@ def eliminate_dead_code(graph):
     kept = [op for op in graph.ops if op.name in needed or op.op == "input"]
     return Graph(kept, graph.outputs)
 """),
-        ("removes in place and returns the same graph", _IR + """
+        Misconception("removes in place and returns the same graph",
+          "removes ops from the input graph itself: the answer is right but the caller's graph "
+          "changes",
+          _IR + """
 def eliminate_dead_code(graph):
     needed = set(graph.outputs)
     for op in reversed(list(graph.ops)):
@@ -89,7 +117,9 @@ def eliminate_dead_code(graph):
             graph.ops.remove(op)
     return graph
 """),
-        ("keeps ops in reversed order", _IR + """
+        Misconception("keeps ops in reversed order",
+          "returns the kept ops in reverse order: an op comes before its arguments",
+          _IR + """
 def eliminate_dead_code(graph):
     needed, kept = set(graph.outputs), []
     for op in reversed(graph.ops):
@@ -100,7 +130,10 @@ def eliminate_dead_code(graph):
 """),
     ],
     "eliminate_common_subexpressions": [
-        ("ignores attrs (merges sum axis=0 with axis=1)", _IR + """
+        Misconception("ignores attrs (merges sum axis=0 with axis=1)",
+          "keys ops without their attributes: sum(axis=0) and sum(axis=1) of the same value are "
+          "merged",
+          _IR + """
 def eliminate_common_subexpressions(graph):
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
@@ -116,7 +149,10 @@ def eliminate_common_subexpressions(graph):
             kept.append(Op(op.name, op.op, args, op.attrs))
     return Graph(kept, [replace.get(n, n) for n in graph.outputs])
 """),
-        ("sorts the args of every op (merges subtract(x, y) with subtract(y, x))", _IR + """
+        Misconception("sorts the args of every op (merges subtract(x, y) with subtract(y, x))",
+          "sorts the arguments of every op, commutative or not: subtract(x, y) and subtract(y, "
+          "x) are merged",
+          _IR + """
 def eliminate_common_subexpressions(graph):
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
@@ -132,7 +168,9 @@ def eliminate_common_subexpressions(graph):
             kept.append(Op(op.name, op.op, args, op.attrs))
     return Graph(kept, [replace.get(n, n) for n in graph.outputs])
 """),
-        ("merges input ops", _IR + """
+        Misconception("merges input ops",
+          "merges input ops with the same attributes: two different inputs become one",
+          _IR + """
 def eliminate_common_subexpressions(graph):
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
@@ -146,7 +184,10 @@ def eliminate_common_subexpressions(graph):
             kept.append(Op(op.name, op.op, args, op.attrs))
     return Graph(kept, [replace.get(n, n) for n in graph.outputs])
 """),
-        ("keys on the original args (misses repeats of repeats)", _IR + """
+        Misconception("keys on the original args (misses repeats of repeats)",
+          "keys ops on their original arguments instead of the renamed ones: a repeat of a "
+          "repeated expression is not found",
+          _IR + """
 def eliminate_common_subexpressions(graph):
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
@@ -163,7 +204,10 @@ def eliminate_common_subexpressions(graph):
             kept.append(Op(op.name, op.op, args, op.attrs))
     return Graph(kept, [replace.get(n, n) for n in graph.outputs])
 """),
-        ("forgets to rename the outputs", _IR + """
+        Misconception("forgets to rename the outputs",
+          "does not rename outputs that pointed at a removed duplicate: an output refers to an "
+          "op that no longer exists",
+          _IR + """
 def eliminate_common_subexpressions(graph):
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
@@ -180,7 +224,10 @@ def eliminate_common_subexpressions(graph):
             kept.append(Op(op.name, op.op, args, op.attrs))
     return Graph(kept, graph.outputs)
 """),
-        ("no commutativity (misses add(y, x) = add(x, y))", _IR + """
+        Misconception("no commutativity (misses add(y, x) = add(x, y))",
+          "keys commutative ops with their arguments in the given order: add(x, y) and add(y, "
+          "x) are not merged",
+          _IR + """
 def eliminate_common_subexpressions(graph):
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
@@ -198,7 +245,10 @@ def eliminate_common_subexpressions(graph):
 """),
     ],
     "constant_fold": [
-        ("folds an op with an input among its args (any instead of all)", _IR + """
+        Misconception("folds an op with an input among its args (any instead of all)",
+          "folds an op when any argument is constant instead of all: an op that reads an input "
+          "is folded",
+          _IR + """
 def constant_fold(graph):
     known, kept = {}, []
     for op in graph.ops:
@@ -213,7 +263,10 @@ def constant_fold(graph):
             kept.append(op)
     return Graph(kept, graph.outputs)
 """),
-        ("no cascade: looks only at the input graph's const ops", _IR + """
+        Misconception("no cascade: looks only at the input graph's const ops",
+          "folds only ops whose arguments were constant in the input graph: a chain of "
+          "constants is folded one step only",
+          _IR + """
 def constant_fold(graph):
     consts = {op.name: op.attrs["value"] for op in graph.ops if op.op == "const"}
     kept = []
@@ -224,7 +277,10 @@ def constant_fold(graph):
             kept.append(op)
     return Graph(kept, graph.outputs)
 """),
-        ("folds inputs too (an op with no args looks constant)", _IR + """
+        Misconception("folds inputs too (an op with no args looks constant)",
+          "treats an op with no arguments as constant: input ops are folded away, so the graph "
+          "no longer reads its inputs",
+          _IR + """
 def constant_fold(graph):
     known, kept = {}, []
     for op in graph.ops:
@@ -239,7 +295,9 @@ def constant_fold(graph):
             kept.append(op)
     return Graph(kept, graph.outputs)
 """),
-        ("renames the folded op", _IR + """
+        Misconception("renames the folded op",
+          "gives a folded op a new name: the ops and outputs that read it lose their argument",
+          _IR + """
 def constant_fold(graph):
     known, kept = {}, []
     for op in graph.ops:
@@ -254,7 +312,9 @@ def constant_fold(graph):
             kept.append(op)
     return Graph(kept, graph.outputs)
 """),
-        ("removes the constants it used", _IR + """
+        Misconception("removes the constants it used",
+          "deletes the const ops a fold used: other ops that read them lose their argument",
+          _IR + """
 def constant_fold(graph):
     known, kept = {}, []
     for op in graph.ops:
@@ -270,7 +330,10 @@ def constant_fold(graph):
 """),
     ],
     "fuse_elementwise": [
-        ("fuses into a reduction's input (ignores the reader's kind)", _IR + """
+        Misconception("fuses into a reduction's input (ignores the reader's kind)",
+          "fuses an elementwise op into any reader, a reduction included: only elementwise "
+          "readers may absorb it",
+          _IR + """
 def fuse_elementwise(graph):
     users, outputs = graph.users(), set(graph.outputs)
     waiting, kept = {}, []
@@ -287,7 +350,10 @@ def fuse_elementwise(graph):
             kept.append(fused_op(graph, group))
     return Graph(kept, graph.outputs)
 """),
-        ("fuses a value that has two readers", _IR + """
+        Misconception("fuses a value that has two readers",
+          "fuses a value that two ops read: the other reader loses its argument (or it is "
+          "computed twice)",
+          _IR + """
 def fuse_elementwise(graph):
     users, outputs = graph.users(), set(graph.outputs)
     kind = {op.name: op.op for op in graph.ops}
@@ -306,7 +372,9 @@ def fuse_elementwise(graph):
             kept.append(fused_op(graph, group))
     return Graph(kept, graph.outputs)
 """),
-        ("absorbs an output", _IR + """
+        Misconception("absorbs an output",
+          "fuses an op whose value is a graph output: the output disappears into the group",
+          _IR + """
 def fuse_elementwise(graph):
     users = graph.users()
     kind = {op.name: op.op for op in graph.ops}
@@ -325,7 +393,9 @@ def fuse_elementwise(graph):
             kept.append(fused_op(graph, group))
     return Graph(kept, graph.outputs)
 """),
-        ("only pairs: each op absorbs its args but groups do not grow", _IR + """
+        Misconception("only pairs: each op absorbs its args but groups do not grow",
+          "fuses pairs only: a chain of elementwise ops becomes several groups instead of one",
+          _IR + """
 def fuse_elementwise(graph):
     users, outputs = graph.users(), set(graph.outputs)
     kind = {op.name: op.op for op in graph.ops}
@@ -345,7 +415,10 @@ def fuse_elementwise(graph):
             kept.append(fused_op(graph, group))
     return Graph(kept, graph.outputs)
 """),
-        ("counts a reader twice when it reads the value twice", _IR + """
+        Misconception("counts a reader twice when it reads the value twice",
+          "counts a reader that uses a value twice (x * x) as two readers: such values are "
+          "never fused",
+          _IR + """
 def fuse_elementwise(graph):
     outputs = set(graph.outputs)
     readers = {op.name: [] for op in graph.ops}

@@ -1,0 +1,228 @@
+"""Known mistakes in the exercises of episode 02."""
+
+from stridegrad.course.misconceptions import Misconception
+
+
+_CONTIGUOUS_STRIDES = """
+def contiguous_strides(shape):
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.insert(0, step)
+        step *= max(d, 1)
+    return tuple(strides)
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+"""
+
+MISCONCEPTIONS = {
+    "permute_layout": [
+        Misconception("permutes the shape only",
+          "reorders the shape but leaves the strides in the old order: the view reads the wrong "
+          "elements",
+          """
+def permute_layout(shape, strides, axes):
+    if sorted(axes) != list(range(len(shape))):
+        raise ValueError(axes)
+    return tuple(shape[a] for a in axes), tuple(strides)
+"""),
+        Misconception("inverse permutation",
+          "puts axis k where axes[k] says instead of taking axis axes[k]: the inverse "
+          "permutation, right only when it is its own inverse (2-D, swaps)",
+          """
+def permute_layout(shape, strides, axes):
+    if sorted(axes) != list(range(len(shape))):
+        raise ValueError(axes)
+    new_shape, new_strides = [0] * len(shape), [0] * len(shape)
+    for k, a in enumerate(axes):
+        new_shape[a], new_strides[a] = shape[k], strides[k]
+    return tuple(new_shape), tuple(new_strides)
+"""),
+        Misconception("recomputes row-major strides",
+          "recomputes row-major strides for the new shape: a permuted view is not row-major, so "
+          "it reads the elements in storage order",
+          _CONTIGUOUS_STRIDES + """
+def permute_layout(shape, strides, axes):
+    if sorted(axes) != list(range(len(shape))):
+        raise ValueError(axes)
+    new_shape = tuple(shape[a] for a in axes)
+    return new_shape, contiguous_strides(new_shape)
+"""),
+        Misconception("reversed strides whatever the axes",
+          "reverses the strides whatever axes says: right for a 2-D transpose only",
+          """
+def permute_layout(shape, strides, axes):
+    if sorted(axes) != list(range(len(shape))):
+        raise ValueError(axes)
+    return tuple(shape[a] for a in axes), tuple(reversed(strides))
+"""),
+        Misconception("no check of the axes",
+          "never checks that axes is a permutation of range(ndim): repeated or missing axes "
+          "give a layout instead of a ValueError",
+          """
+def permute_layout(shape, strides, axes):
+    return tuple(shape[a] for a in axes), tuple(strides[a] for a in axes)
+"""),
+    ],
+    "slice_layout": [
+        Misconception("negative step starts at 0",
+          "starts a negative-step slice at index 0 instead of the last element: a reversed view "
+          "begins at the wrong place",
+          """
+def slice_layout(size, stride, sl):
+    step = 1 if sl.step is None else sl.step
+    if step == 0:
+        raise ValueError(sl)
+    start = 0 if sl.start is None else sl.start
+    stop = (size if step > 0 else -1) if sl.stop is None else sl.stop
+    start, stop, _ = slice(start, stop, step).indices(size)
+    n = len(range(start, stop, step))
+    if n == 0:
+        return 0, 0, stride
+    return start * stride, n, stride * step
+"""),
+        Misconception("forgets to multiply the offset by the stride",
+          "adds the start index to the offset without multiplying by the stride: right only for "
+          "stride 1",
+          """
+def slice_layout(size, stride, sl):
+    start, stop, step = sl.indices(size)
+    n = len(range(start, stop, step))
+    if n == 0:
+        return 0, 0, stride
+    return start, n, stride * step
+"""),
+        Misconception("keeps the old stride",
+          "keeps the old stride instead of multiplying it by the step: a step of 2 or -1 reads "
+          "neighbours",
+          """
+def slice_layout(size, stride, sl):
+    start, stop, step = sl.indices(size)
+    n = len(range(start, stop, step))
+    if n == 0:
+        return 0, 0, stride
+    return start * stride, n, stride
+"""),
+        Misconception("rounds the count down",
+          "counts the elements as (stop - start) // step, rounding down: a range that does not "
+          "divide evenly loses its last element",
+          """
+def slice_layout(size, stride, sl):
+    start, stop, step = sl.indices(size)
+    n = max(0, (stop - start) // step)
+    if n == 0:
+        return 0, 0, stride
+    return start * stride, n, stride * step
+"""),
+        Misconception("no clipping of the bounds",
+          "uses start and stop as given, without clipping them to the size: a stop past the end "
+          "or a negative start gives the wrong length",
+          """
+def slice_layout(size, stride, sl):
+    step = sl.step or 1
+    start = sl.start or 0
+    stop = size if sl.stop is None else sl.stop
+    if start < 0:
+        start += size
+    n = len(range(start, stop, step))
+    if n == 0:
+        return 0, 0, stride
+    return start * stride, n, stride * step
+"""),
+        Misconception("counts the stop too (off by one)",
+          "counts the element at stop as well: every slice is one element too long, and an "
+          "empty one gets an element",
+          """
+def slice_layout(size, stride, sl):
+    start, stop, step = sl.indices(size)
+    n = len(range(start, stop, step)) + 1
+    return start * stride, n, stride * step
+"""),
+    ],
+    "is_contiguous": [
+        Misconception("compares with row-major strides exactly",
+          "compares with the row-major strides exactly: a size-1 or size-0 axis, whose stride "
+          "does not matter, makes a contiguous layout look non-contiguous",
+          _CONTIGUOUS_STRIDES + """
+def is_contiguous(shape, strides):
+    return tuple(strides) == contiguous_strides(shape)
+"""),
+        Misconception("checks only the last stride",
+          "checks only that the last stride is 1: a layout with a gap between rows counts as "
+          "contiguous",
+          """
+def is_contiguous(shape, strides):
+    return not shape or strides[-1] == 1
+"""),
+        Misconception("checks that strides decrease",
+          "checks only that the strides decrease: strides with gaps such as (6, 2) count as "
+          "contiguous",
+          """
+def is_contiguous(shape, strides):
+    return all(a > b for a, b in zip(strides, strides[1:])) and (not strides or strides[-1] == 1)
+"""),
+        Misconception("column-major check",
+          "checks column-major order (first stride 1): row-major layouts, the ones asked for, "
+          "come out False",
+          """
+def is_contiguous(shape, strides):
+    if 0 in shape:
+        return True
+    expected = 1
+    for d, s in zip(shape, strides):
+        if d != 1:
+            if s != expected:
+                return False
+            expected *= d
+    return True
+"""),
+    ],
+    "reshape_strides": [
+        Misconception("always row-major strides",
+          "returns row-major strides whatever the layout: a reshape of a transposed or strided "
+          "view claims to be a view but reads the wrong elements",
+          _CONTIGUOUS_STRIDES + """
+def reshape_strides(shape, strides, new_shape):
+    if numel(shape) != numel(new_shape):
+        raise ValueError((shape, new_shape))
+    return contiguous_strides(new_shape)
+"""),
+        Misconception("a copy whenever not contiguous",
+          "gives up (None) whenever the layout is not contiguous: reshapes that only split or "
+          "merge axes of a strided view, which need no copy, are refused",
+          _CONTIGUOUS_STRIDES + """
+def is_contiguous(shape, strides):
+    return tuple(s for d, s in zip(shape, strides) if d != 1) == \\
+        tuple(s for d, s in zip(shape, contiguous_strides(shape)) if d != 1)
+
+def reshape_strides(shape, strides, new_shape):
+    if numel(shape) != numel(new_shape):
+        raise ValueError((shape, new_shape))
+    if is_contiguous(shape, strides):
+        return contiguous_strides(new_shape)
+    return None
+"""),
+        Misconception("no element-count check",
+          "never checks that the new shape has as many elements: (2, 3) to (4, 2) gives strides "
+          "instead of a ValueError",
+          _CONTIGUOUS_STRIDES + """
+def reshape_strides(shape, strides, new_shape):
+    if tuple(strides) == contiguous_strides(shape):
+        return contiguous_strides(new_shape)
+    return None
+"""),
+        Misconception("scales strides by the last old stride",
+          "scales row-major strides by the last old stride: right for a uniformly strided view, "
+          "wrong when the axes have other gaps",
+          _CONTIGUOUS_STRIDES + """
+def reshape_strides(shape, strides, new_shape):
+    if numel(shape) != numel(new_shape):
+        raise ValueError((shape, new_shape))
+    base = strides[-1] if strides else 1
+    return tuple(s * base for s in contiguous_strides(new_shape))
+"""),
+    ],
+}
