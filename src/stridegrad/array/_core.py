@@ -304,7 +304,7 @@ class StridedArray:
         A boolean array in the key (a mask over as many axes as it has) selects the
         positions where it is true, along one new axis: that result is a copy.
         """
-        masked = mask_offsets(self, key)
+        masked = mask_offsets(self, key) if _may_mask(key) else None
         if masked is not None:
             shape, offsets = masked
             return from_values(list(map(self._storage.__getitem__, offsets)), shape,
@@ -314,7 +314,7 @@ class StridedArray:
 
     def __setitem__(self, key, value) -> None:
         """Write ``value`` (broadcast to the selection) into the storage, in place."""
-        masked = mask_offsets(self, key)
+        masked = mask_offsets(self, key) if _may_mask(key) else None
         if masked is not None:
             shape, offsets = masked
             target = from_values([self._dtype.type(0)] * len(offsets), shape, self._dtype)
@@ -536,6 +536,16 @@ _BAD_INDEX = (
     "only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
     "(no advanced indexing)"
 )
+
+
+def _may_mask(key) -> bool:
+    """Cheap pre-check (indexing is a hot path): does the key hold any array at all?"""
+    if type(key) is tuple:
+        for k in key:
+            if type(k) is StridedArray:
+                return True
+        return False
+    return type(key) is StridedArray
 
 
 def _is_mask(k) -> bool:
