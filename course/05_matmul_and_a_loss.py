@@ -11,7 +11,8 @@
 # **By the end you can**
 #
 # - compute a matrix product as dot products of strided rows and columns, on
-#   any view (transposed, broadcast) with no copy (`matmul_2d`);
+#   transposed and broadcast views with no copy (`matmul_2d`; views that start
+#   at position 0 of their storage: a sliced view would also need its offset);
 # - extend it to a batch of matrices, with a batch stride (`batched_matmul`);
 # - compute the mean squared error (`mse`);
 # - derive the gradients of a line fit by hand (`line_grads`) and use them to
@@ -126,7 +127,10 @@ def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
 
 # %%
 #| calls-exercise
+# expect [58, 64, 139, 154]: the (2, 2) product drawn above, flat
 print(matmul_2d([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), b.storage, b.shape, b.strides))
+# expect [251, 278, 278, 308]: b.T @ b is symmetric, and its first element is
+# column 0 of b with itself, 7*7 + 9*9 + 11*11 = 251
 print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides), "<- b.T @ b, no copy")
 
 # %%
@@ -189,6 +193,7 @@ def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
 # %%
 #| calls-exercise
 # two 1 x 2 inputs, one shared (2, 1) weight read with batch stride 0
+# expect [12, 34]: 1*10 + 2*1 and 3*10 + 4*1
 batched_matmul([1, 2, 3, 4], (2, 1, 2), (2, 2, 1), [10, 1], (2, 2, 1), (0, 1, 1))
 
 # %%
@@ -230,7 +235,7 @@ def mse(pred: list, target: list) -> float:
 
 # %%
 #| calls-exercise
-mse([1.0, 2.0, 3.0], [1.5, 2.0, 2.0])
+mse([1.0, 2.0, 3.0], [1.5, 2.0, 2.0])  # expect (0.25 + 0 + 1) / 3 = 0.41666...
 
 # %%
 #| check: mse
@@ -253,11 +258,18 @@ print(len(xs), "points; first three:", [(x, round(y, 3)) for x, y in zip(xs[:3],
 # %% [markdown]
 # ### The derivation
 #
+# A refresher, in case derivatives are rusty. The derivative of `u ** 2` with
+# respect to `u` is `2 * u`. When `u` itself depends on `w`, the **chain rule**
+# multiplies by how fast `u` moves when `w` does: `d(u ** 2)/dw = 2 * u * du/dw`.
+# And a sum's derivative is the sum of the derivatives.
+#
 # Write `r_i = w * x_i + b - y_i` for the residual of point `i`. Then
 #
 # `L = (1/N) * sum_i r_i ** 2`.
 #
-# By the chain rule, `d(r_i ** 2)/dw = 2 * r_i * dr_i/dw = 2 * r_i * x_i`, and
+# Moving `w` by a little moves `r_i` by `x_i` times as much (`b` and `y_i` do
+# not move), so `dr_i/dw = x_i`; moving `b` moves `r_i` by the same amount, so
+# `dr_i/db = 1`. By the chain rule, `d(r_i ** 2)/dw = 2 * r_i * dr_i/dw = 2 * r_i * x_i`, and
 # `dr_i/db = 1`. So
 #
 # `dL/dw = (2/N) * sum_i r_i * x_i`  and  `dL/db = (2/N) * sum_i r_i`.
@@ -278,11 +290,14 @@ def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
     returns ``(dL/dw, dL/db)``.
 
     Raises:
-        ValueError: if ``xs`` and ``ys`` have different lengths.
+        ValueError: if ``xs`` and ``ys`` have different lengths or are empty
+            (as ``mse``: the mean of no values is undefined).
     """
     ### BEGIN SOLUTION
     if len(xs) != len(ys):
         raise ValueError(f"line_grads: {len(xs)} xs but {len(ys)} ys")
+    if not xs:
+        raise ValueError("line_grads: no points (the mean of no values is undefined)")
     n = len(xs)
     residuals = [w * x + b - y for x, y in zip(xs, ys)]
     dw = 2 * sum(r * x for r, x in zip(residuals, xs)) / n
@@ -292,7 +307,7 @@ def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
 
 # %%
 #| calls-exercise
-line_grads(0.0, 0.0, [1.0], [2.0])
+line_grads(0.0, 0.0, [1.0], [2.0])  # one point, r = 0 - 2 = -2: expect (2*(-2)*1, 2*(-2)) = (-4.0, -4.0)
 
 # %%
 #| check: line_grads
@@ -391,8 +406,9 @@ for n in (16, 32, 64):
           f"{t_np * 1e6:>7.1f} µs {t_sa / t_np:>13.0f}x")
 
 # %% [markdown]
-# The pure-Python versions grow like `n ** 3` (double `n`, about eight times
-# the time), and each multiply-add costs tens of nanoseconds: the
+# The pure-Python versions grow like `n ** 3`: double `n` and the time grows
+# by about eight (`2 ** 3`), or more once the matrices stop fitting in the
+# CPU's fastest caches. Each multiply-add costs tens of nanoseconds: the
 # interpreter looks up, boxes and unboxes every number. `stridegrad.array` is
 # a few times faster than your triple loop because it gathers each row and
 # column into a list once and hands every dot product to one built-in call
@@ -402,7 +418,9 @@ for n in (16, 32, 64):
 # NumPy's time grows far more slowly at these sizes, because much of it is
 # the fixed cost of one call. BLAS keeps the numbers unboxed in contiguous
 # memory and uses SIMD instructions and the cache well, so the gap grows with
-# `n`: hundreds of times here, thousands for real layer sizes.
+# `n`: from about a hundred times at `n = 16` to a thousand or more at
+# `n = 64` on the machines we measured (your table shows yours), and more
+# again for real layer sizes.
 #
 # That is why episode 10 runs the same `Tensor` code on NumPy (and on a GPU
 # with CuPy), keeping the pure-Python array for what it is good at: showing
