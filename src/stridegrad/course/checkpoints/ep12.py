@@ -1,0 +1,378 @@
+"""Checkpoint 12 (convolution through strides): ``window_layout``, ``im2col``,
+``conv2d``, ``col2im``, ``max_pool2d`` and the stretch exercise
+``conv2d_input_grad``.
+
+The answers are written out by hand from the contracts (the arithmetic is in
+the hints and comments), never computed with the library. ``im2col`` may call the
+learner's ``window_layout``, ``conv2d`` their ``im2col``, and so on, as the
+lesson suggests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from stridegrad.course.checkpoints._arrays import same_array, show
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect
+
+__all__ = ["checkpoint"]
+
+checkpoint = Checkpoint("12_convolution_through_strides", "convolution through strides",
+                        reference="stridegrad.course.reference_conv")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _a(rows: Any) -> np.ndarray:
+    return np.array(rows, dtype=np.float64)
+
+
+def expect_array(fn: Callable, *args: Any, returns: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` on copies of the array arguments (same strides); check the shape and
+    values it returns, that it left its inputs alone and shares no memory with them."""
+    parts = [show(a, 120) for a in args] + [f"{k}={show(v, 40)}" for k, v in kwargs.items()]
+    call = f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
+    copies = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]
+    try:
+        got = fn(*copies, **kwargs)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure(call, show(_a(returns)), f"raised {type(exc).__name__}: {exc}"[:160],
+                           kind="error") from exc
+    same_array(call, got, returns)
+    for k, (before, after) in enumerate(zip(args, copies)):
+        if not isinstance(before, np.ndarray):
+            continue
+        if not np.array_equal(before, after):
+            raise CheckFailure(f"argument {k + 1} after {call}", "unchanged",
+                               f"changed in place to {show(after)}")
+        if isinstance(got, np.ndarray) and np.shares_memory(got, after):
+            raise CheckFailure(f"np.shares_memory(result, argument {k + 1}) after {call}",
+                               "False (a new array)", "True (a view of the input)")
+    return got
+
+
+# ------------------------------------------------------------------ window_layout
+
+
+@checkpoint.test("window_layout", hint="An 8 x 8 image has 8 - 3 + 1 = 6 windows per axis; "
+                                       "the window axes step through the image with its own "
+                                       "strides (8, 1), and so do the window counts at stride 1.")
+def windows_of_the_digit(window_layout):
+    expect(window_layout, (8, 8), (8, 1), (3, 3), (1, 1), returns=((6, 6, 3, 3), (8, 1, 8, 1)))
+
+
+@checkpoint.test("window_layout", hint="Windows 2 apart: the window-count axes step 2 rows "
+                                       "(16) and 2 columns (2); inside a window the steps stay "
+                                       "(8, 1). (8 - 2) // 2 + 1 = 4 windows per axis.")
+def windows_two_apart(window_layout):
+    expect(window_layout, (8, 8), (8, 1), (2, 2), (2, 2), returns=((4, 4, 2, 2), (16, 2, 8, 1)))
+
+
+@checkpoint.test("window_layout", hint="Round the window count DOWN: (5 - 2) // 2 + 1 = 2; a "
+                                       "third window would stick out of the image.")
+def window_count_rounds_down(window_layout):
+    expect(window_layout, (5, 5), (5, 1), (2, 2), (2, 2), returns=((2, 2, 2, 2), (10, 2, 5, 1)))
+
+
+@checkpoint.test("window_layout", hint="Height and width count separately: (4 - 2) // 2 + 1 = 2 "
+                                       "rows and (7 - 3) // 2 + 1 = 3 columns of windows.")
+def rectangular_kernel(window_layout):
+    expect(window_layout, (4, 7), (7, 1), (2, 3), (2, 2), returns=((2, 3, 2, 3), (14, 2, 7, 1)))
+
+
+@checkpoint.test("window_layout", hint="Leading axes (channels) keep their size and stride: "
+                                       "(3, 5, 5) with (25, 5, 1) -> (3, 3, 3, 3, 3) with "
+                                       "(25, 5, 1, 5, 1).")
+def channels_are_kept(window_layout):
+    expect(window_layout, (3, 5, 5), (25, 5, 1), (3, 3), (1, 1),
+           returns=((3, 3, 3, 3, 3), (25, 5, 1, 5, 1)))
+
+
+@checkpoint.test("window_layout", hint="Use the strides you are given, not row-major ones: a "
+                                       "transposed image has strides (1, 4), and so do its "
+                                       "windows.")
+def transposed_image(window_layout):
+    expect(window_layout, (4, 4), (1, 4), (2, 2), (1, 1), returns=((3, 3, 2, 2), (1, 4, 1, 4)))
+
+
+@checkpoint.test("window_layout", hint="A (3, 3) kernel does not fit in a (2, 5) image: raise "
+                                       "ValueError naming the kernel and the shape.")
+def kernel_larger_than_the_image(window_layout):
+    expect(window_layout, (2, 5), (5, 1), (3, 3), (1, 1), raises=ValueError,
+           naming=((3, 3), (2, 5)))
+
+
+@checkpoint.test("window_layout", hint="A stride of 0 would put every window in the same place: "
+                                       "raise ValueError.")
+def stride_zero(window_layout):
+    expect(window_layout, (4, 4), (4, 1), (2, 2), (0, 1), raises=ValueError)
+
+
+# ------------------------------------------------------------------ im2col
+
+
+@checkpoint.test("im2col", hint="Row i * kw + j holds pixel (i, j) of every window: for "
+                                "arange(9) as 3 x 3 and 2 x 2 windows, row 0 is [0, 1, 3, 4] "
+                                "(the top-left pixels of the four windows).")
+def columns_of_a_3x3_image(im2col):
+    x = np.arange(9.0).reshape(1, 3, 3)
+    # windows (0, 0), (0, 1), (1, 0), (1, 1) = [0, 1, 3, 4], [1, 2, 4, 5], [3, 4, 6, 7], [4, 5, 7, 8]
+    expect_array(im2col, x, (2, 2), (1, 1), returns=[[0, 1, 3, 4], [1, 2, 4, 5],
+                                                     [3, 4, 6, 7], [4, 5, 7, 8]])
+
+
+@checkpoint.test("im2col", hint="Rows go channel first, then kernel row, then kernel column: "
+                                "with one window per channel the column is the image itself, "
+                                "channel 0 then channel 1.")
+def channels_come_first(im2col):
+    expect_array(im2col, np.arange(8.0).reshape(2, 2, 2), (2, 2), (1, 1),
+                 returns=[[0], [1], [2], [3], [4], [5], [6], [7]])
+
+
+@checkpoint.test("im2col", hint="Windows 2 apart on a 4 x 4 image start at (0, 0), (0, 2), "
+                                "(2, 0), (2, 2): row 0 holds their top-left pixels 0, 2, 8, 10.")
+def stride_two(im2col):
+    x = np.arange(16.0).reshape(1, 4, 4)
+    # windows [0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]
+    expect_array(im2col, x, (2, 2), (2, 2), returns=[[0, 2, 8, 10], [1, 3, 9, 11],
+                                                     [4, 6, 12, 14], [5, 7, 13, 15]])
+
+
+@checkpoint.test("im2col", hint="Read x through its own strides (x.strides, in bytes): here x "
+                                "is a transposed view, [[0, 3, 6], [1, 4, 7], [2, 5, 8]].")
+def transposed_input(im2col):
+    x = np.arange(9.0).reshape(3, 3).T[None]
+    # windows [0, 3, 1, 4], [3, 6, 4, 7], [1, 4, 2, 5], [4, 7, 5, 8]
+    expect_array(im2col, x, (2, 2), (1, 1), returns=[[0, 3, 1, 4], [3, 6, 4, 7],
+                                                     [1, 4, 2, 5], [4, 7, 5, 8]])
+
+
+@checkpoint.test("im2col", hint="as_strided takes strides in BYTES: multiply element strides "
+                                "by x.itemsize (4 for float32, 8 for float64).")
+def float32_input(im2col):
+    x = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    # 1 x 2 windows: [0, 1], [1, 2], [3, 4], [4, 5]; row j = 0 then row j = 1
+    expect_array(im2col, x, (1, 2), (1, 1), returns=[[0, 1, 3, 4], [1, 2, 4, 5]])
+
+
+@checkpoint.test("im2col", hint="Return a new array: the reshape of the window view copies. "
+                                "Writing into the result must not change x.")
+def result_is_a_copy(im2col):
+    # a 1 x 1 kernel is where a plain reshape of the window view is a view of x
+    expect_array(im2col, np.arange(4.0).reshape(1, 2, 2), (1, 1), (1, 1),
+                 returns=[[0, 1, 2, 3]])
+
+
+@checkpoint.test("im2col", hint="x must be (C, H, W): raise ValueError naming a (3, 3) shape.")
+def two_dimensional_input(im2col):
+    expect(im2col, np.zeros((3, 3)), (2, 2), (1, 1), raises=ValueError, naming=((3, 3),))
+
+
+# ------------------------------------------------------------------ conv2d
+
+
+@checkpoint.test("conv2d", hint="No flip: out[0, r, c] = sum of x[0, r + i, c + j] * w[0, 0, i, "
+                                "j]; the first is 0*1 + 1*2 + 3*3 + 4*4 = 27.")
+def cross_correlation_not_convolution(conv2d):
+    x = np.arange(9.0).reshape(1, 3, 3)
+    w = _a([[[[1, 2], [3, 4]]]])
+    # 0*1+1*2+3*3+4*4 = 27, 1+4+12+20 = 37, 3+8+18+28 = 57, 4+10+21+32 = 67
+    expect_array(conv2d, x, w, returns=[[[27, 37], [57, 67]]])
+
+
+@checkpoint.test("conv2d", hint="padding=1 puts a ring of zeros around the image; a 3 x 3 "
+                                "kernel that picks its centre then gives the image back.")
+def padding_keeps_the_size(conv2d):
+    x = np.arange(9.0).reshape(1, 3, 3)
+    w = _a([[[[0, 0, 0], [0, 1, 0], [0, 0, 0]]]])
+    expect_array(conv2d, x, w, None, 1, 1, returns=[[[0, 1, 2], [3, 4, 5], [6, 7, 8]]])
+
+
+@checkpoint.test("conv2d", hint="Padded zeros count for nothing: a 3 x 3 sum of ones with "
+                                "padding=1 sees 4 pixels at a corner, 6 at an edge, 9 inside.")
+def padding_adds_zeros(conv2d):
+    expect_array(conv2d, np.ones((1, 3, 3)), np.ones((1, 1, 3, 3)), None, 1, 1,
+                 returns=[[[4, 6, 4], [6, 9, 6], [4, 6, 4]]])
+
+
+@checkpoint.test("conv2d", hint="Stride 2 moves the window 2 pixels: the 2 x 2 block sums of "
+                                "arange(16) as 4 x 4 are 0+1+4+5 = 10, 18, 42, 50.")
+def stride_two_blocks(conv2d):
+    expect_array(conv2d, np.arange(16.0).reshape(1, 4, 4), np.ones((1, 1, 2, 2)), None, 2, 0,
+                 returns=[[[10, 18], [42, 50]]])
+
+
+@checkpoint.test("conv2d", hint="Each output channel sums over ALL input channels, then adds "
+                                "its own bias: 1*x0 + 1*x1 + 0.5, and 2*x0 - 1*x1 + 1.")
+def channels_and_bias(conv2d):
+    x = _a([[[1, 2], [3, 4]], [[10, 20], [30, 40]]])
+    w = _a([[[[1]], [[1]]], [[[2]], [[-1]]]])  # (2, 2, 1, 1)
+    # x0 + x1 + 0.5 = [[11.5, 22.5], [33.5, 44.5]]; 2 x0 - x1 + 1 = [[-7, -15], [-23, -31]]
+    expect_array(conv2d, x, w, _a([0.5, 1]),
+                 returns=[[[11.5, 22.5], [33.5, 44.5]], [[-7, -15], [-23, -31]]])
+
+
+@checkpoint.test("conv2d", hint="Flatten the weight in the order of im2col's rows, (c, i, j): "
+                                "here w[0, 0, 0, 1] = 1 reads x[0, 0, 1] = 2 and w[0, 1, 1, 0] "
+                                "= 10 reads x[1, 1, 0] = 7: 2 + 70 = 72.")
+def weight_order_matches_the_columns(conv2d):
+    x = _a([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+    w = _a([[[[0, 1], [0, 0]], [[0, 0], [10, 0]]]])  # (1, 2, 2, 2)
+    expect_array(conv2d, x, w, returns=[[[72]]])
+
+
+@checkpoint.test("conv2d", hint="Input (3, 4, 4) and weight (8, 1, 3, 3) disagree on the "
+                                "channels: raise ValueError naming the weight's shape (8, 1, 3, "
+                                "3), before NumPy's matmul complains about something else.")
+def channel_mismatch(conv2d):
+    expect(conv2d, np.zeros((3, 4, 4)), np.zeros((8, 1, 3, 3)), raises=ValueError,
+           naming=((8, 1, 3, 3),))
+
+
+# ------------------------------------------------------------------ col2im
+
+
+@checkpoint.test("col2im", hint="Overlapping windows ADD: with all-ones columns each pixel of "
+                                "a 3 x 3 image gets the number of 2 x 2 windows covering it, "
+                                "4 in the middle.")
+def overlaps_add_up(col2im):
+    expect_array(col2im, np.ones((4, 4)), (1, 3, 3), (2, 2), (1, 1),
+                 returns=[[[1, 2, 1], [2, 4, 2], [1, 2, 1]]])
+
+
+@checkpoint.test("col2im", hint="Add, don't assign: pixel 1 is in both windows and gets 10 "
+                                "(from window 0) + 2 (from window 1) = 12.")
+def values_add_up(col2im):
+    # windows at x = 0 and x = 1, two pixels each: row j = 0 is [1, 2], row j = 1 is [10, 20]
+    expect_array(col2im, _a([[1, 2], [10, 20]]), (1, 1, 3), (1, 2), (1, 1),
+                 returns=[[[1, 12, 20]]])
+
+
+@checkpoint.test("col2im", hint="Stride 2: window (r, q) starts at pixel (2 r, 2 q). Undoing "
+                                "im2col of non-overlapping windows gives the image back: "
+                                "out[0, 1] = cols[1, 0] = 4.")
+def stride_two_puts_the_image_back(col2im):
+    cols = np.arange(16.0).reshape(4, 4)
+    # out[2r + i, 2q + j] = cols[2i + j, 2r + q]
+    expect_array(col2im, cols, (1, 4, 4), (2, 2), (2, 2),
+                 returns=[[[0, 4, 1, 5], [8, 12, 9, 13], [2, 6, 3, 7], [10, 14, 11, 15]]])
+
+
+@checkpoint.test("col2im", hint="A pixel no window reads gets 0: 1 x 2 windows 2 apart over 5 "
+                                "pixels start at 0 and 2, and pixel 4 is left out.")
+def unread_pixels_stay_zero(col2im):
+    expect_array(col2im, _a([[1, 2], [3, 4]]), (1, 1, 5), (1, 2), (1, 2),
+                 returns=[[[1, 3, 2, 4, 0]]])
+
+
+@checkpoint.test("col2im", hint="Rows are (channel, kernel row, kernel column): with one "
+                                "window per channel the column is channel 0 then channel 1.")
+def channels_come_first_back(col2im):
+    expect_array(col2im, np.arange(1.0, 9.0).reshape(8, 1), (2, 2, 2), (2, 2), (1, 1),
+                 returns=[[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+
+
+@checkpoint.test("col2im", hint="cols of shape (4, 3) cannot come from a (1, 3, 3) image with "
+                                "2 x 2 windows (that gives (4, 4)): raise ValueError naming "
+                                "both shapes.")
+def wrong_cols_shape(col2im):
+    expect(col2im, np.ones((4, 3)), (1, 3, 3), (2, 2), (1, 1), raises=ValueError,
+           naming=((4, 3), (4, 4)))
+
+
+# ------------------------------------------------------------------ max_pool2d
+
+
+@checkpoint.test("max_pool2d", hint="2 x 2 windows 2 apart (the stride defaults to the "
+                                    "kernel): the maxima of arange(16) as 4 x 4 are 5, 7, 13, "
+                                    "15.")
+def stride_defaults_to_the_kernel(max_pool2d):
+    expect_array(max_pool2d, np.arange(16.0).reshape(1, 4, 4), (2, 2),
+                 returns=[[[5, 7], [13, 15]]])
+
+
+@checkpoint.test("max_pool2d", hint="The maximum of negative numbers is negative: do not start "
+                                    "from 0.")
+def negative_values(max_pool2d):
+    expect_array(max_pool2d, -np.arange(16.0).reshape(1, 4, 4), (2, 2),
+                 returns=[[[0, -2], [-8, -10]]])
+
+
+@checkpoint.test("max_pool2d", hint="With stride (1, 1) the windows overlap: [1, 3, 4, 0] -> 4, "
+                                    "[3, 2, 0, 5] -> 5, [4, 0, 7, 6] -> 7, [0, 5, 6, 8] -> 8.")
+def overlapping_windows(max_pool2d):
+    x = _a([[[1, 3, 2], [4, 0, 5], [7, 6, 8]]])
+    expect_array(max_pool2d, x, (2, 2), (1, 1), returns=[[[4, 5], [7, 8]]])
+
+
+@checkpoint.test("max_pool2d", hint="Each channel is pooled on its own: [[1, 2], [3, 4]] -> 4 "
+                                    "and [[8, 7], [6, 5]] -> 8, shape (2, 1, 1).")
+def channels_stay_apart(max_pool2d):
+    x = _a([[[1, 2], [3, 4]], [[8, 7], [6, 5]]])
+    expect_array(max_pool2d, x, (2, 2), returns=[[[4]], [[8]]])
+
+
+@checkpoint.test("max_pool2d", hint="A 3 x 3 image holds one whole 2 x 2 window at stride 2; "
+                                    "the last row and column are left out: [[[4]]].")
+def leftover_pixels_are_dropped(max_pool2d):
+    expect_array(max_pool2d, np.arange(9.0).reshape(1, 3, 3), (2, 2), returns=[[[4]]])
+
+
+@checkpoint.test("max_pool2d", hint="A (1, 2) kernel pools pairs along a row: [0, 1] -> 1, "
+                                    "[2, 3] -> 3, and the same in the second row.")
+def rectangular_kernel_pools(max_pool2d):
+    expect_array(max_pool2d, np.arange(8.0).reshape(1, 2, 4), (1, 2),
+                 returns=[[[1, 3], [5, 7]]])
+
+
+# ------------------------------------------------------------------ conv2d_input_grad
+
+
+@checkpoint.test("conv2d_input_grad", points=2,
+                 hint="A 1 x 1 kernel w scales every pixel: the gradient is 3 * grad_out.")
+def one_by_one_kernel(conv2d_input_grad):
+    expect_array(conv2d_input_grad, _a([[[1, 2], [3, 4]]]), _a([[[[3]]]]), (1, 2, 2),
+                 returns=[[[3, 6], [9, 12]]])
+
+
+@checkpoint.test("conv2d_input_grad", points=2,
+                 hint="One output value read the whole 2 x 2 image: its gradient puts the "
+                      "kernel back on the pixels, unflipped.")
+def kernel_comes_back_unflipped(conv2d_input_grad):
+    expect_array(conv2d_input_grad, _a([[[1]]]), _a([[[[1, 2], [3, 4]]]]), (1, 2, 2),
+                 returns=[[[1, 2], [3, 4]]])
+
+
+@checkpoint.test("conv2d_input_grad", points=2,
+                 hint="Overlapping windows add up: all ones give each pixel the number of "
+                      "windows that read it.")
+def overlapping_windows_add(conv2d_input_grad):
+    expect_array(conv2d_input_grad, np.ones((1, 2, 2)), np.ones((1, 1, 2, 2)), (1, 3, 3),
+                 returns=[[[1, 2, 1], [2, 4, 2], [1, 2, 1]]])
+
+
+@checkpoint.test("conv2d_input_grad", points=2,
+                 hint="With padding the gradient of the padded image is cut back to the input's "
+                      "(1, 2, 2): every one of the 4 windows read every pixel.")
+def padding_is_cut_off(conv2d_input_grad):
+    expect_array(conv2d_input_grad, np.ones((1, 2, 2)), np.ones((1, 1, 3, 3)), (1, 2, 2), 1, 1,
+                 returns=[[[4, 4], [4, 4]]])
+
+
+@checkpoint.test("conv2d_input_grad", points=2,
+                 hint="Output channels add up: 1 * [1, 2] + 10 * [3, 4] = [31, 42].")
+def output_channels_add(conv2d_input_grad):
+    expect_array(conv2d_input_grad, _a([[[1, 2]], [[3, 4]]]), _a([[[[1]]], [[[10]]]]), (1, 1, 2),
+                 returns=[[[31, 42]]])
+
+
+@checkpoint.test("conv2d_input_grad", points=2,
+                 hint="Stride 2 over 3 pixels reads pixels 0 and 2: pixel 1 gets 0.")
+def stride_skips_a_pixel(conv2d_input_grad):
+    expect_array(conv2d_input_grad, _a([[[1, 2]]]), _a([[[[1]]]]), (1, 1, 3), 2, 0,
+                 returns=[[[1, 0, 2]]])
