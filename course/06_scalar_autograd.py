@@ -102,8 +102,9 @@ plt.show()
 # node, it **adds** each input's share into that input's `grad`. The closure
 # *captures the inputs* (`a` and `b`), never the node it is stored in. If it
 # captured its own output, every node would point to itself through its
-# closure: a reference cycle, and a graph Python cannot free when you drop it.
-# Episode 07 measures what that costs.
+# closure: a reference cycle. Dropping the loss would then no longer free the
+# graph at once; it would wait, memory and all, for Python's cycle collector,
+# which runs only now and then. Episode 07 measures what that costs.
 #
 # The operators just call functions that you will write below (`add`, `mul`,
 # `tanh`, `backward`), looked up when they run.
@@ -186,8 +187,9 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 # example of a batch.
 #
 # The fix is one character: every closure **adds** into its inputs' `grad`
-# with `+=`. That also means gradients must start at 0, which is why
-# optimizers have a `zero_grad()`.
+# with `+=`. That also means gradients must start at 0, so a training loop
+# resets them before every backward pass (episode 09 writes that reset,
+# PyTorch's `zero_grad()`).
 
 # %% [markdown]
 # ## Exercise 1 · `add`
@@ -282,7 +284,9 @@ print(x, y, b, sep="\n")
 # ## Ordering the graph: recursion first
 #
 # The classic way is a depth-first search: to list a node, first list its
-# inputs, then the node. Here it is, as micrograd writes it:
+# inputs, then the node. Here it is as micrograd writes it (micrograd is
+# Andrej Karpathy's scalar autograd engine, about 100 lines; the `Value` of
+# this episode follows its design):
 
 # %%
 def topological_order_recursive(root):
@@ -331,6 +335,13 @@ except RecursionError:
 # `(node, True)` back, then push its unvisited inputs on top. When
 # `(node, True)` comes off the stack, everything pushed above it (all its
 # inputs) has been listed, so the node is listed now.
+#
+# Your order may differ from the recursive one. Push the inputs of `z = x * y + b`
+# in operand order and the last one pushed comes off first, giving
+# `['b', 'y', 'x', 'xy', 'z']` instead of `['x', 'y', 'xy', 'b', 'z']`. Both
+# are right: any order that lists every node after all of its inputs works for
+# `backward`, and the checkpoint accepts each of them. (Push the inputs in
+# reverse to get exactly the recursive order.)
 
 # %%
 #| exercise: stridegrad.course.designs.topological_order
@@ -381,10 +392,11 @@ plt.show()
 # The square is written `d * d`: one Value used twice, so the accumulation you
 # fixed above is what makes `dL/dp` come out as 2 and not 1.
 #
-# In the picture, the boxes without a name are the constants that the
+# In the picture, the blue boxes are the leaves: the parameters we named
+# (`w0`, `w1`, `w2`, `b`) and, without a name, the constants that the
 # operators wrapped into Values: the inputs 4, 3 and 2, the target 2.5, and
-# the -1 that subtraction multiplies by. They get gradients too; nobody reads
-# them.
+# the -1 that subtraction multiplies by. The constants get gradients too;
+# nobody reads them. The grey boxes are intermediate results, `d` among them.
 
 # %%
 #| calls-exercise
@@ -393,6 +405,7 @@ inputs = [4.0, 3.0, 2.0]
 bias = Value(0.5, label="b")
 prediction = w[0] * inputs[0] + w[1] * inputs[1] + w[2] * inputs[2] + bias
 d = prediction - 2.5
+d.label = "d"
 loss = d * d
 loss.backward()
 print("prediction", prediction.data)
