@@ -11,7 +11,9 @@
 # The question underneath is **where autograd state should live**: inside
 # each value (its gradient, its inputs, its closure), or in shared graph nodes
 # that values merely point to? The answer decides what `detach()`, views and
-# shared histories cost, and whether a dropped graph is freed at once.
+# shared histories cost. Freeing is a separate question: either design frees a
+# dropped graph at once, unless a closure captures its own output (micrograd's
+# does); we measure what that one detail costs.
 #
 # **By the end you can**
 #
@@ -91,8 +93,10 @@ print(inspect.getsource(AccumulateGrad))
 #
 # When an operation takes `var` as an input, which edge does it store? The
 # node that made `var`, if there is one; the leaf's accumulator if `var` is a
-# leaf that wants a gradient (`grad_accumulator(var)` returns the same one
-# every time); and `(None, 0)` for a constant.
+# leaf that wants a gradient; and `(None, 0)` for a constant.
+# `grad_accumulator(var)` returns the same accumulator for as long as some graph
+# still holds it: the leaf keeps only a weak reference, as in PyTorch, so once
+# no graph uses it a later call makes a new one.
 
 # %%
 #| exercise: stridegrad.course.designs.gradient_edge
@@ -180,6 +184,11 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 # The engine. The gradients of interior values live only in `buffers`, a dict
 # local to the call: when a node has run, its buffer is dropped. Only leaves
 # end up with a `.grad`, through their `AccumulateGrad`.
+#
+# To keep it short, our `run_backward` refuses a root without a `grad_fn`.
+# PyTorch accepts `backward()` on a leaf that requires a gradient: it runs that
+# leaf's `AccumulateGrad` alone, so `x.backward()` sets `x.grad` to 1. It
+# refuses only a tensor that requires no gradient at all.
 
 # %%
 #| exercise: stridegrad.course.designs.run_backward
@@ -202,7 +211,8 @@ run_backward(loss)
 print("prediction", p.data, " loss", loss.data)
 print("dL/db", bias.grad, " dL/dw", [wi.grad for wi in w])
 print("interior grads:", p.grad, d.grad, "(never stored)")
-draw_graph(loss, title="design B: one node per backward function; leaves through AccumulateGrad")
+draw_graph(loss, title="design B: the handles and their operations "
+           "(AccumulateGrad nodes and constants not drawn)")
 plt.show()
 
 # %%
@@ -216,10 +226,13 @@ plt.show()
 # at them. Three consequences:
 #
 # **`detach()`.** In B, detaching makes a new handle on the same data with
-# `grad_fn = None`: O(1), the graph is untouched and other handles still
-# reach it. (PyTorch's `detach()` shares even the storage.) In A, a value
-# cannot lose its history without cutting the graph for everyone who uses
-# it, so "detach" must also build a new value.
+# `grad_fn = None`: the graph is untouched and other handles still reach it.
+# For a scalar, A can do just as well: `Value(v.data)` is a new value with no
+# history. The difference is in what is shared. B's handle, data and history
+# are separate objects, so a detached handle shares the data by construction
+# (PyTorch's `detach()` shares the storage and copies nothing). In A the data,
+# the gradient and the history are one object, so "the same data without the
+# history" is always a second object that must be told to share the data.
 #
 # **Two handles, one history.** In B any number of handles can point at the
 # same node: gradients flowing into either one meet in that node's buffer.
@@ -386,15 +399,20 @@ for name, t, m in rows:
 #   other. The differences come mostly from how many Python objects and calls
 #   an operation makes (micrograd's operator builds its closure inline, ours
 #   calls `mul`, which calls `Value`), not from the design. The library's
-#   `sg.Value` was about twice as fast: its closures capture plain numbers,
-#   so there are fewer objects to allocate and free.
+#   `sg.Value` was two to three times as fast: its closures capture plain
+#   numbers, so there are fewer objects to allocate and free.
 # - **Cycles.** The capturing design's real cost does not show in one build:
 #   in a training loop its garbage piles up between collections, and every
 #   collection that reaches it has to walk it.
 #
-# PyTorch chose B because of tensors, not scalars: a node per operation on a
-# million-element tensor costs nothing next to the data, and explicit edges
-# are what make views, `detach()`, hooks and a multithreaded engine possible.
+# So for scalars neither design wins by much. PyTorch chose B because of
+# tensors: a handle and a node per operation cost nothing next to a
+# million-element tensor, so this table does not decide it. What decides it
+# is what a graph made of separate nodes and edges allows: several handles on
+# one history (views, operations with several outputs), nodes you can inspect
+# and hook (`t.grad_fn.register_hook`), saved tensors freed as each node
+# runs, and an engine that schedules nodes across threads and devices,
+# because it sees the graph as data, not as closures it can only call.
 
 # %% [markdown]
 # ## Checkpoint
