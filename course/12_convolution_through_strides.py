@@ -158,9 +158,8 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 # (episode 02's `reshape_strides` would say `None`), so this is the one place
 # where the data is copied: 9 times the image here. For a 1 × 1 kernel the
 # reshape *can* be a view, so copy explicitly (`np.array(...)`) to be sure
-# the columns never share memory with the image.
-# PyTorch calls the result `unfold`; the image is the digit's 36 windows, one
-# per column.
+# the columns never share memory with the image. PyTorch calls the result
+# `unfold`. Below, the digit's 36 windows, one per column.
 
 # %% [markdown]
 # ## Exercise 2 · `im2col`: the windows as columns
@@ -218,7 +217,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.course.reference_conv.conv2d
-#| hint: check the channels first; np.pad only the last two axes; im2col with (stride, stride); one matmul with the weight as (OC, C*kh*kw); add the bias per channel
+#| hint: compare the channel counts first; pad only the two image axes; then your im2col and one matmul; the bias is one number per output channel
 
 
 # %% [markdown]
@@ -278,7 +277,8 @@ except ValueError as err:
 #
 # Because im2col only copies, col2im is exactly its transpose: im2col is a
 # matrix `M` of zeros and ones (`cols = M @ x.ravel()`) and col2im is `M.T`.
-# With `dcols` all ones, col2im counts how many windows read each pixel:
+# The window view's backward in the library (`stridegrad/nn/conv.py`) is this
+# col2im, done as `kh * kw` strided slice additions.
 
 # %% [markdown]
 # ## Exercise 4 · `col2im`: add every window back
@@ -291,8 +291,12 @@ except ValueError as err:
 
 # %%
 #| exercise: stridegrad.course.reference_conv.col2im
-#| hint: start from zeros (C, H, W); for each kernel offset (i, j) add a (C, OH, OW) block into out[:, i::sh, j::sw] cut to OH, OW; check cols' shape first
+#| hint: check the shape of cols first; start from zeros; each kernel offset (i, j) adds one (C, OH, OW) block into a strided slice of the output
 
+
+# %% [markdown]
+# With `dcols` all ones, col2im counts how many windows read each pixel. For
+# the digit's 3 × 3 windows:
 
 # %%
 #| calls-exercise
@@ -427,7 +431,7 @@ print("the CNN beats the MLP:", "yes" if results["CNN"] > results["MLP"] else "n
 weights = cnn[0].weight.numpy()[:, 0]
 with sg.no_grad():
     fmaps = cnn[1](cnn[0](sg.tensor(images_test[:1]))).numpy()[0]
-fig, axes = plt.subplots(2, 9, figsize=(12, 3.2))
+fig, axes = plt.subplots(2, 9, figsize=(12, 2.9))
 axes[0, 0].imshow(images_test[0, 0], cmap="gray_r")
 axes[0, 0].set_title(f"digit {y_test[0]}", fontsize=9)
 axes[1, 0].axis("off")
@@ -447,11 +451,12 @@ plt.show()
 #
 # Only the contract this time. Use the section on the backward, and your
 # `col2im`. The cell after it compares your answer with the library's
-# autograd on a random example.
+# autograd on a random example. Its six tests are worth 2 points each, 12 of
+# the checkpoint's 46.
 
 # %%
 #| exercise: stridegrad.course.reference_conv.conv2d_input_grad
-#| hint: the gradient of the columns is a matmul with the weight transposed; then your col2im; mind the padding
+#| hint: reread the section on the backward: from grad_out to the columns' gradient, then to the (padded) image
 
 
 # %%
@@ -506,8 +511,9 @@ print("window (2, 3) is digit[2:5, 3:6]:", np.array_equal(view[2, 3], digit[2:5,
 # - **im2col, implicit GEMM.** This lesson's method, but without writing the
 #   column matrix to memory: the matmul kernel computes each window's
 #   addresses as it loads tiles (the window view, in the kernel's index math).
-#   It works for every shape, stride and padding. An explicit im2col
-#   ("precomputed GEMM") trades memory for speed.
+#   It works for every shape, stride and padding. cuDNN also has the explicit
+#   version (`GEMM`, which writes the column matrix into a workspace) and one
+#   that precomputes the window offsets (`IMPLICIT_PRECOMP_GEMM`).
 # - **Winograd.** For small kernels (3 × 3) at stride 1: a transform of
 #   input tiles and filters turns each 2 × 2 (or 4 × 4) output tile into fewer
 #   multiplications (16 instead of 36 for `F(2x2, 3x3)`), at the price of a
@@ -517,7 +523,8 @@ print("window (2, 3) is digit[2:5, 3:6]:", np.array_equal(view[2, 3], digit[2:5,
 #
 # This is why a GPU convolution's last digits can change between runs or
 # machines (and why `torch.backends.cudnn.deterministic` exists). On the CPU,
-# PyTorch uses oneDNN, which makes similar choices.
+# PyTorch uses oneDNN where it is available, which makes similar choices, and
+# otherwise its own im2col and a GEMM.
 
 # %% [markdown]
 # ## Going further
@@ -527,7 +534,7 @@ print("window (2, 3) is digit[2:5, 3:6]:", np.array_equal(view[2, 3], digit[2:5,
 #    `stridegrad/nn/conv.py` does exactly this; compare.
 # 2. **The weight gradient.** Write `conv2d_weight_grad(grad_out, x,
 #    weight_shape, stride, padding)` from `dW = dout @ cols.T`, and check it
-#    against `sg.gradcheck`.
+#    against the library: `F.conv2d(...)`, `backward()`, then `weight.grad`.
 # 3. **Memory.** How many times larger than the input is the im2col matrix of
 #    a `(64, 56, 56)` layer with 3 × 3 windows? When does that matter, and
 #    how does implicit GEMM avoid it?
