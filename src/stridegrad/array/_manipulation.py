@@ -332,6 +332,8 @@ def tile(x, repetitions, /) -> StridedArray:
     """``x`` repeated ``repetitions[k]`` times along axis ``k`` (shapes padded with leading 1s)."""
     _require("tile", x)
     reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
     ndim = max(x.ndim, len(reps))
     reps = (1,) * (ndim - len(reps)) + reps
     out = reshape(x, (1,) * (ndim - x.ndim) + x.shape)

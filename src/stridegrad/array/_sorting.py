@@ -102,7 +102,13 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None) -> StridedArray:
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     hay = values(x1)
     if sorter is not None:
-        hay = [hay[i] for i in values(_require("searchsorted", sorter))]
+        _require("searchsorted", sorter)
+        if sorter.shape != x1.shape or sorter.dtype.kind not in "iu":
+            raise ValueError(
+                f"searchsorted: sorter must be integer indices of x1's shape {x1.shape}, got "
+                f"shape {sorter.shape} dtype {sorter.dtype}"
+            )
+        hay = [hay[i] for i in values(sorter)]
     keys = [_key(v) for v in hay]
     find = bisect.bisect_left if side == "left" else bisect.bisect_right
     out = [find(keys, _key(v)) for v in values(x2)]
