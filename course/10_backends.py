@@ -126,7 +126,10 @@ print(a + b.to("python"))
 # - no array at all is a `ValueError`: there is nothing to answer.
 #
 # The library `array_api_compat` has this function as `array_namespace`;
-# ours is stricter about devices. The cell imports nothing: it only needs
+# ours is stricter about devices. It also raises `TypeError` for two
+# namespaces, where we raise `RuntimeError`, as PyTorch does for tensors on two
+# devices: each array is of a fine type, and it is combining them at run time
+# that fails. The cell imports nothing: it only needs
 # what the arrays tell it.
 
 # %%
@@ -442,6 +445,10 @@ except RuntimeError as err:
 # A GPU has its own memory, very fast from the GPU's side (terabytes per
 # second on current cards) and far away from the CPU's. Between the two is a
 # bus; PCIe 4.0 with 16 lanes is specified at about 32 GB/s in each direction.
+# Copies get closest to that (about 25 GB/s) from *pinned* (page-locked) host
+# memory, which the GPU can read directly. Ordinary *pageable* memory, which is
+# what a NumPy array lives in, must first be copied by the driver into a pinned
+# staging buffer, so expect half that speed or less.
 # Each array lives on one side, and crossing costs a fixed delay plus the
 # bytes divided by the bandwidth:
 #
@@ -544,7 +551,7 @@ if CUDA_OK:
     print(f"host -> device: {host_array.nbytes / up / 1e9:.1f} GB/s, "
           f"device -> host: {host_array.nbytes / down / 1e9:.1f} GB/s")
 else:
-    print("No GPU here, so no bus to measure:", CUDA_WHY)
+    print("No usable GPU here, so no bus to measure. The reason:", CUDA_WHY)
 
 # %%
 #| check: to_host
@@ -670,10 +677,10 @@ if CUDA_OK:
     print(f"with sync:    {with_sync * 1e3:8.3f} ms   {flops / with_sync / 1e12:.1f} TFLOP/s")
     print(f"CUDA events:  {on_device * 1e3:8.3f} ms   {flops / on_device / 1e12:.1f} TFLOP/s")
 else:
-    print("No GPU here, so this cell only explains. With one, it prints three times for the "
-          "same 4096 x 4096 product: without a sync, only the time of the launch; with a "
-          "sync or CUDA events, the time of the product itself, many times longer.")
-    print("Reason:", CUDA_WHY)
+    print("No usable GPU here, so this cell only explains. With one, it prints three times "
+          "for the same 4096 x 4096 product: without a sync, only the time of the launch; "
+          "with a sync or CUDA events, the time of the product itself, many times longer.")
+    print("The reason there is no GPU:", CUDA_WHY)
 
 # %% [markdown]
 # ## Fixed cost against throughput, on this CPU
@@ -774,8 +781,9 @@ print("NumPy beats lists from n =", crossover(add_sizes, add_times["Python lists
 # to `benchmarks/results/gpu.json`, with the date and the GPU's name, and
 # committed; the format is described in `benchmarks/results/README.md` and
 # checked by the loader below. **At the time of writing no measurement is
-# stored**, so the cells below say so and draw no GPU curve; once a
-# `gpu.json` is committed and the lesson rebuilt, they show it.
+# stored**, so the cells below say so and draw no measured GPU curve (a
+# clearly labelled model stands in); once a `gpu.json` is committed and the
+# lesson rebuilt, they show the measurement.
 
 # %%
 GPU_RESULTS = "benchmarks/results/gpu.json"
@@ -832,10 +840,14 @@ if results_path is not None and results_path.is_file():
     print(f"GPU timings measured on {gpu_results['date']} on {gpu_results['gpu']}")
     for key, value in sorted(gpu_results.get("versions", {}).items()):
         print(f"  {key}: {value}")
+elif results_path is None:
+    gpu_results = None
+    print("This notebook is not inside a clone of the repository, so there is no stored GPU")
+    print(f"measurement to read (it would be the clone's {GPU_RESULTS}).")
 else:
     gpu_results = None
     print(f"No GPU measurement is stored in this repository yet: {GPU_RESULTS} does not exist.")
-    print("So there is no GPU curve below. We do not make numbers up; see how to measure them.")
+    print("So there is no measured GPU curve below; a modelled one follows, labelled as such.")
 
 # %% [markdown]
 # The plot: time against problem size on log-log axes, the host series and
@@ -862,6 +874,58 @@ else:
     plt.show()
 
 # %% [markdown]
+# ### Until there is a measurement: a model
+#
+# A model cannot replace a measurement, but it can answer "when does the GPU
+# win?" in outline. It adds up the three costs of this episode for a matrix
+# product `n × n @ n × n` in float32 on a GPU: a fixed launch cost, copying
+# both operands over the bus and the result back, and the arithmetic. The
+# figures are assumptions, written in the cell; change them for your card.
+# The CPU curve is measured here, with NumPy. (Timings differ on every
+# machine, so this cell's output is not compared when the notebooks are
+# tested.)
+
+# %% tags=["nbval-ignore-output"]
+LAUNCH_S = 10e-6       # assumed: launch plus sync, per product
+BUS_BYTES_S = 12e9     # assumed: pageable copies over PCIe 4.0 x16
+GPU_FLOP_S = 20e12     # assumed: float32 matmul throughput of a mid-range data-centre card
+
+
+def modelled_gpu_matmul(n, with_copies=True):
+    """Seconds for an n x n float32 product on the modelled GPU."""
+    copies = 3 * n * n * 4 / BUS_BYTES_S if with_copies else 0.0  # a, b there; the result back
+    return LAUNCH_S + copies + 2 * n ** 3 / GPU_FLOP_S
+
+
+sizes = [16, 32, 64, 128, 256, 512, 1024]
+cpu_times = []
+rng = np.random.default_rng(0)
+for n in sizes:
+    mat = rng.standard_normal((n, n), dtype=np.float32)
+    best, spent = float("inf"), 0.0
+    for _ in range(7):  # the best of up to 7 runs, within about 0.3 s per size
+        start = time.perf_counter()
+        mat @ mat
+        took = time.perf_counter() - start
+        best, spent = min(best, took), spent + took
+        if spent > 0.3:
+            break
+    cpu_times.append(best)
+model_series = {"cpu (NumPy), measured here": cpu_times,
+                "GPU, modelled, with copies": [modelled_gpu_matmul(n) for n in sizes],
+                "GPU, modelled, data already there": [modelled_gpu_matmul(n, False) for n in sizes]}
+fig, ax = plt.subplots(figsize=(6, 4))
+n_cross = plot_times(ax, sizes, dict(list(model_series.items())[:2]),
+                     "matmul n x n, float32: a MODEL of the GPU, not a measurement", "n")
+ax.plot(sizes, model_series["GPU, modelled, data already there"], ls="--",
+        label="GPU, modelled, data already there")
+ax.legend(fontsize=8)
+plt.show()
+print("with copies, the modelled GPU wins from n =", n_cross,
+      "; without them (the data already on the GPU, as during training), from n =",
+      crossover(sizes, cpu_times, model_series["GPU, modelled, data already there"]))
+
+# %% [markdown]
 # **To measure**, on a machine with an NVIDIA GPU, in a clone of the repository:
 #
 # ```bash
@@ -869,6 +933,10 @@ else:
 # python benchmarks/results/measure_gpu.py       # a few minutes; writes benchmarks/results/gpu.json
 # stridegrad build 10                            # re-run this lesson with the new file
 # ```
+#
+# (`stridegrad build NN` is the course's own build: in a clone it regenerates
+# `lessons/NN_*.ipynb` and `solutions/NN_*.ipynb` from the lesson's source in
+# `course/`, running every cell of the solution.)
 #
 # The script times a float32 matrix product and an elementwise `x * y + x` in
 # NumPy and in CuPy at growing sizes, and one training step of a Tensor MLP on
