@@ -1,22 +1,27 @@
 # %% [markdown]
 # # 08 · Tensor autograd
 #
-# In episode 06 every number was its own `Value` and every operation recorded a
-# tiny backward closure. That engine is correct, but a 64 × 128 weight matrix
-# would be 8,192 separate nodes. Real libraries record **one node per tensor
-# operation**: `a @ b` is a single node, whatever the sizes, and its backward
-# works on whole arrays at once.
+# In episodes 06 and 07 every number was its own `Value` or `Var`, with a
+# closure or a node per operation. That is correct, but a 64 × 128 weight
+# matrix would be 8,192 separate nodes. Real libraries record **one node per
+# tensor operation**: `a @ b` is a single node, whatever the sizes, and its
+# backward works on whole arrays at once.
 #
-# The engine itself does not change: a topological order, gradients
-# accumulated, one backward rule per operation. What changes is that each
+# The library's `Tensor` keeps episode 07's design B: a tensor is a handle
+# with a `grad_fn`, nodes are joined by `next_functions` edges, and leaves
+# collect their gradient through `AccumulateGrad`. The engine does not change
+# either: gradients accumulated, one backward rule per operation, each node
+# run once all its gradients have arrived. What changes is that each
 # rule now receives an *array* of gradients, and must return arrays of exactly
 # the right shapes. This episode is about those shapes.
 #
 # **By the end you can**
 #
 # - say what a node saves for backward, and why a second `backward()` fails;
-# - write the backward of elementwise ops, of `sum`, `mean` and `max`, of
-#   `matmul` (shapes worked out), of `reshape` and `transpose`;
+# - write the backward of `sum` and `mean` (`sum_backward`), of `max`
+#   (`max_backward`) and of `matmul` (`matmul_backward`, shapes worked out),
+#   and read those of elementwise ops, `reshape` and `transpose`, which the
+#   lesson shows;
 # - sum a gradient back to the shape of a broadcast input (`unbroadcast`), the
 #   step learners miss most often;
 # - check any backward rule against finite differences (`numerical_gradient`,
@@ -31,6 +36,7 @@
 #| setup
 from stridegrad.course import check
 from typing import Callable
+import textwrap
 import numpy as np
 import matplotlib.pyplot as plt
 import stridegrad as sg
@@ -78,12 +84,14 @@ print("saved a after backward:", z.grad_fn.a)
 try:
     loss.backward()
 except RuntimeError as err:
-    print("RuntimeError:", str(err)[:110], "...")
+    print("RuntimeError:", textwrap.fill(str(err), 88, subsequent_indent="    "))
 
 # %% [markdown]
-# If you really need two backward passes through one graph (rare: second
-# derivatives, or two losses sharing a trunk), ask for the saved tensors to be
-# kept with `retain_graph=True`. Note that the gradients **accumulate**: the
+# If you really need two backward passes through one graph (rare: two losses
+# that share a trunk, backpropagated one at a time), ask for the saved tensors
+# to be kept with `retain_graph=True`. (Second derivatives need more than
+# that: the backward pass itself must be recorded as a graph, which PyTorch
+# does with `create_graph=True`; our engine does not.) Note that the gradients **accumulate**: the
 # second pass adds to `.grad`, exactly like a `Value` used twice in episode 06.
 
 # %%
@@ -145,9 +153,9 @@ axes[0].annotate("", xy=(2.4, -0.5), xytext=(1.1, -0.5), arrowprops=dict(arrowst
 axes[0].set_title("forward: c (3, 1) is stretched to (3, 4)")
 grad = np.arange(12.0).reshape(3, 4)
 draw_grid(axes[1], grad, 0, 0, "tab:blue", alpha=0.35)
-draw_grid(axes[1], grad.sum(axis=1, keepdims=True), 5.5, 0, "tab:blue")
-axes[1].annotate("sum each row", xy=(5.4, -0.5), xytext=(4.1, 0.3), fontsize=8,
-                 arrowprops=dict(arrowstyle="->"))
+draw_grid(axes[1], grad.sum(axis=1, keepdims=True), 6.0, 0, "tab:blue")
+axes[1].annotate("", xy=(5.9, -0.55), xytext=(4.0, -0.55), arrowprops=dict(arrowstyle="->"))
+axes[1].text(4.95, -0.45, "sum each row", ha="center", va="bottom", fontsize=8)
 axes[1].set_title("backward: the (3, 4) gradient is summed back to (3, 1)")
 for ax in axes:
     ax.set_xlim(-0.3, 7.5)
@@ -167,16 +175,8 @@ plt.show()
 # tensor's, and why every test in the checkpoint compares shapes first.
 
 # %%
-def unbroadcast_forgets_keepdims(grad, shape):
-    """Wrong on purpose: sums the added axes, then the stretched ones without keepdims."""
-    lead = grad.ndim - len(shape)
-    grad = grad.sum(axis=tuple(range(lead)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=stretched)
-
-
 c = np.array([[1.0], [2.0], [3.0]])
-bad = unbroadcast_forgets_keepdims(np.arange(12.0).reshape(3, 4), c.shape)
+bad = np.arange(12.0).reshape(3, 4).sum(axis=1)  # the stretched axis summed away, keepdims forgotten
 print("gradient shape", bad.shape, "for a parameter of shape", c.shape)
 print("one SGD step turns c into shape", (c - 0.1 * bad).shape)
 try:
@@ -343,7 +343,7 @@ print("x.reshape(6) grad_fn:", x.reshape(6).grad_fn, "  x.grad =", x.grad.numpy(
 # %% [markdown]
 # Now check your own backward rules with it. Each check turns the rule into a
 # scalar function `f(x) = sum(op(x) * G)` for a fixed random `G`, so that
-# `dF/d op(x)` is exactly `G`.
+# `df/d op(x)` is exactly `G`.
 
 # %%
 #| calls-exercise
@@ -410,6 +410,7 @@ def wrong_matmul_grad_a(a, b, grad):
     return grad @ b  # should be grad @ b.T
 
 
+rng = np.random.default_rng(2)  # this cell's own numbers, whatever ran before it
 an, bn = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
 G = rng.normal(size=(3, 3))
 numeric = np.zeros_like(an)

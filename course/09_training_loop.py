@@ -89,8 +89,9 @@ print(model(sg.tensor([1.0, 3.0])))
 # PyTorch's default: every weight and bias drawn **uniformly from
 # `[-1/sqrt(in_features), 1/sqrt(in_features)]`**. `sg.rand(*shape)` is uniform
 # in `[0, 1)` and follows `sg.manual_seed`, so `(sg.rand(...) * 2 - 1) * bound`
-# does it. This cell imports what it needs itself, so the checkpoint can run it
-# on its own.
+# does it. The exercise cell starts with the imports it uses (`math`, `sg`,
+# `Module`, `Parameter`), so that it works even when it is the only cell you
+# run.
 
 # %%
 #| exercise: Linear
@@ -136,10 +137,14 @@ print(layer(sg.ones(4, 3)).shape)
 # ### Why the scale of the initial weights matters
 #
 # A unit of a layer adds up `in_features` products `w * x`. With weights of
-# standard deviation `s` and inputs of size about 1, the sum has a standard
-# deviation of about `s * sqrt(in_features)`. With `s = 1` and 64 inputs, that
-# is 8: each layer multiplies the scale of the signal by 8. After a few layers
-# the logits are in the hundreds, softmax puts all its probability on one
+# standard deviation `s`, the sum has a standard deviation of about
+# `s * sqrt(in_features * mean(x²))`. Take `s = 1`. The first layer sees 64
+# pixels between 0 and 1 (`mean(x²)` is about 0.24 for these digits), so its
+# outputs have a scale of about `sqrt(64 * 0.24)`, 3.9. Every later layer sees
+# 128 ReLU outputs; ReLU zeroes about half of them, so `mean(x²)` is half the
+# previous scale squared, and each layer multiplies the scale by
+# `sqrt(128 / 2) = 8`: about 31, then about 250 (the printout below says 3.9,
+# 32.8 and 236.7). After a few layers the logits are in the hundreds, softmax puts all its probability on one
 # class, the loss is enormous, and its gradients are either huge or, through
 # saturated units, zero. With `s` about `1 / sqrt(in_features)` the scale
 # no longer grows with the width. (Kaiming He's init uses `s = sqrt(2 / in)`,
@@ -149,8 +154,10 @@ print(layer(sg.ones(4, 3)).shape)
 # for a few layers, as the printout below shows.)
 #
 # Here is the same network started both ways and trained for one epoch on
-# the digits data we use at the end of this episode. Only the initial weights
-# differ. Started too large, the loss begins in the hundreds, the first steps
+# the digits data we use at the end of this episode. The training uses three
+# things this episode builds further down (the cross-entropy loss, SGD with
+# momentum and the `DataLoader`): take them as black boxes for now. Only the
+# initial weights differ between the two runs. Started too large, the loss begins in the hundreds, the first steps
 # are huge, many ReLU units end up never active (a dead unit passes no
 # gradient), and the network is stuck at chance level, about 10 %.
 
@@ -358,7 +365,8 @@ print("library:", F.cross_entropy(logits, targets).item())
 #   zero that keeps weights small.
 # - **Momentum** keeps a running sum of gradients, `b = momentum * b + g`, and
 #   steps along `b`: directions that keep their sign speed up, zig-zags cancel.
-#   PyTorch starts `b` at the first gradient.
+#   The buffer starts at the first gradient, not at 0 (as in PyTorch), so the
+#   first step is a plain SGD step.
 # - **Adam** keeps running averages of the gradient `m` and of its square `v`,
 #   and steps by `m / sqrt(v)`: every parameter gets its own step size, about
 #   `lr` in size whatever the scale of its gradient. Both averages start at 0,

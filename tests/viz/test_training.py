@@ -135,3 +135,12 @@ def test_progress_wraps_or_passes_through(monkeypatch):
     bar = progress(data, desc="x", disable=True)  # tqdm object, silenced for the test
     assert list(bar) == data
     assert bar is not data
+
+
+def test_a_notebook_bar_ends_with_a_plain_line(monkeypatch, capsys):
+    """A stored notebook keeps the bar's first text ("0%"); the loop's end is said in words."""
+    monkeypatch.setattr(training, "in_notebook", lambda: True)
+    bar = progress(range(4), desc="epochs", unit="epoch", disable=True)
+    assert len(bar) == 4 and bar.total == 4  # still the tqdm bar underneath
+    assert list(bar) == [0, 1, 2, 3]
+    assert capsys.readouterr().out == "epochs: 4/4 epochs, done\n"

@@ -51,7 +51,38 @@ def progress(iterable: Iterable, total: int | None = None, desc: str | None = No
         from tqdm.auto import tqdm
     except ImportError:
         return iterable
-    return tqdm(iterable, total=total, desc=desc, **kwargs)
+    bar = tqdm(iterable, total=total, desc=desc, **kwargs)
+    if not in_notebook():
+        return bar
+    return _FinalLine(bar, desc or "progress", kwargs.get("unit", "it"))
+
+
+class _FinalLine:
+    """A notebook bar that prints one plain line when the loop ends.
+
+    A notebook stores the bar widget with the text it had when it was first
+    shown ("0%"); wherever widgets cannot render (a static page, a notebook
+    reopened without its kernel) that is all a reader would see. The line says
+    how far the loop got, without timings, so it reads the same on every run.
+    Everything else (``set_postfix``, ``n``, ``close``...) is the tqdm bar's.
+    """
+
+    def __init__(self, bar, desc: str, unit: str):
+        self._bar, self._desc, self._unit = bar, desc, unit
+
+    def __iter__(self):
+        n = 0
+        for item in self._bar:
+            n += 1
+            yield item
+        total = getattr(self._bar, "total", None)
+        print(f"{self._desc}: {n}{'' if total is None else f'/{total}'} {self._unit}s, done")
+
+    def __len__(self):
+        return len(self._bar)
+
+    def __getattr__(self, name):
+        return getattr(self._bar, name)
 
 
 class LossPlot:
