@@ -104,7 +104,10 @@ for name, g in (("eager", traced), ("fused", fused)):
 # fewer bytes. What that is worth depends on the machine. A rough model of a
 # GPU: a launch costs about 5 µs, and memory moves about 2 TB/s. (Both numbers
 # are assumptions for the picture, of the right order for a current data-centre
-# GPU; the lesson measures real times further down.)
+# GPU; the lesson measures real times further down.) The model adds the two
+# costs up, which makes it a worst case: a GPU queues the next launch while the
+# current kernel is still running, so part of the launch time hides behind the
+# memory traffic.
 
 # %%
 LAUNCH_S, BYTES_PER_S = 5e-6, 2e12  # assumed, not measured
@@ -120,7 +123,7 @@ for row, (name, g) in enumerate((("fused", fused), ("eager", traced))):
           f"{mb:.0f} MB = {memory_us:.0f} µs")
 ax.set_yticks([0, 1], ["fused", "eager"])
 ax.set_xlim(0, ax.get_xlim()[1] * 1.15)
-ax.set_xlabel("modelled time on a GPU (µs)")
+ax.set_xlabel("modelled time on a GPU (µs), launches + traffic: a worst case")
 ax.set_title("8 elementwise ops on 1M float32: where the time goes")
 ax.legend(loc="lower right")
 fig.tight_layout()
@@ -227,10 +230,13 @@ print("compiled equals eager at every step (1e-5):",
 print("traces:", compiled_step.traces, " fallbacks:", compiled_step.fallbacks)
 
 # %% [markdown]
-# Two traces, not one: `opt.zero_grad()` sets each `.grad` to `None`, and on
-# the very first call there is no gradient yet. Whether a gradient exists is
-# one of the things the graph depends on, so it is **guarded**; the second
-# call sees gradients and traces once more, and from then on every call
+# Two traces, not one. A graph is replayed only while the state it was traced
+# from still holds (it is **guarded**), and part of that state is whether each
+# parameter has a `.grad` when the call *begins*. The first call begins with
+# none: nothing has been differentiated yet. Every later call begins with the
+# gradients that the previous step left behind (`opt.zero_grad()` clears them
+# only once the step is running). So the second call fails the first graph's
+# guard and traces again; from then on every call begins the same way and
 # replays the second graph.
 #
 # Here is the optimized graph, and what the passes saved. The placeholders
@@ -661,40 +667,49 @@ print("warning:", str(caught[0].message).split(" at ")[0])
 # The usual cures: keep the decision in the graph (compute both branches and
 # select elementwise with a mask, as ReLU's backward does with `greater`), or
 # do a value check only in eager mode and skip it while tracing. That is what
-# `cross_entropy` does with its check that every label is in range (look for
-# `_tracing` in `stridegrad/nn/functional.py`), and why the training step above
-# compiled.
+# the library's `cross_entropy` does with its check that every label is in
+# range, and why the training step above compiled. (The library's version is
+# the finished form of the one you wrote in episode 09; look for `_tracing` in
+# its source, `stridegrad/nn/functional.py`.)
 
 # %% [markdown]
 # ## Measuring eager against compiled
 #
 # Now the real clock, on this machine's CPU, for the 8-op `chain` on a million
-# numbers. The printed times vary from run to run (so the notebook checks do
-# not compare them).
+# numbers. The two versions take turns, call after call, and we keep the
+# median of each: whatever else the machine is doing then slows both alike.
+# The printed times vary from run to run (so the notebook checks do not
+# compare them).
 
 # %% tags=["nbval-ignore-output"]
-def best_time(fn, *args, repeat=7):
-    fn(*args)  # warm-up (and, for the compiled function, the trace)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best
+def interleaved_medians(fns, args, rounds=9):
+    """The median time of each function, calling them in turn, round after round."""
+    for fn in fns:
+        fn(*args)  # warm-up (and, for a compiled function, the trace)
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, ts in zip(fns, times):
+            start = time.perf_counter()
+            fn(*args)
+            ts.append(time.perf_counter() - start)
+    return [sorted(ts)[len(ts) // 2] for ts in times]
 
 
-eager_s = best_time(chain, x_big, y_big)
-compiled_s = best_time(compiled_chain, x_big, y_big)
+eager_s, compiled_s = interleaved_medians([chain, compiled_chain], (x_big, y_big))
 print(f"eager:    {eager_s * 1e3:6.2f} ms")
 print(f"compiled: {compiled_s * 1e3:6.2f} ms   ({eager_s / compiled_s:.2f}x)")
 
 # %% [markdown]
-# A modest gain: expect somewhere between 1.0x and 1.5x, depending on the
-# machine. Why so little, when the model promised six times fewer bytes? On
+# How much this gains depends on the machine more than on anything in the
+# code: on the machines we tried, the medians gave anything from about 1x to
+# 5x. Why so variable, and never the six times fewer bytes the model promised? On
 # NumPy, the library's "fused" kernel is still eight NumPy calls, one per
 # step. What it saves is the allocation of seven temporaries (it writes each
 # step into one reused buffer with `out=`) and the Tensor's Python overhead
-# per op.
+# per op. A fresh 4 MB array is cheap when the memory allocator hands back
+# memory it just freed, and expensive when it must ask the operating system
+# for new pages, which it must then fill with zeros: that is the part that
+# changes from machine to machine, and from run to run.
 #
 # What it does not save is the traffic: each of the eight calls still reads
 # and writes a whole array of a million numbers, as in eager mode. Those
@@ -718,12 +733,11 @@ if cuda_ok:
     def timed(fn):
         return lambda *a: (fn(*a), sync())
 
-    eager_gpu = best_time(timed(chain), xg, yg)
-    compiled_gpu = best_time(timed(compiled_chain), xg, yg)
+    eager_gpu, compiled_gpu = interleaved_medians([timed(chain), timed(compiled_chain)], (xg, yg))
     print(f"cuda eager:    {eager_gpu * 1e3:6.3f} ms")
     print(f"cuda compiled: {compiled_gpu * 1e3:6.3f} ms   ({eager_gpu / compiled_gpu:.1f}x)")
 else:
-    print("No GPU here, so no GPU timing:", cuda_why)
+    print("No usable GPU here, so no GPU timing. The reason:", cuda_why)
 
 # %% [markdown]
 # ## Checkpoint
