@@ -12,7 +12,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet -c binder/requirements.txt
 COURSE := $(VENV)/.stridegrad-course
 DEV := $(VENV)/.stridegrad-dev
 
-.PHONY: lab test lint venv build bench clean
+.PHONY: lab test lint venv build bench conformance clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ build: $(DEV)
 
 bench: $(DEV)
 	$(BIN)/stridegrad bench
+
+# The Array API standard's own test suite against stridegrad.array (slow; not in `make
+# test`). Fetches nothing: ARRAY_API_TESTS_DIR must name your checkout of
+# data-apis/array-api-tests at tag 2026.02.26 (conformance/README.md says how).
+conformance: $(DEV)
+	$(PIP_INSTALL) -e '.[conformance]'
+	$(PY) conformance/run.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build dist src/*.egg-info
