@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+from stridegrad.commands import CommandError
 
 HELP = "train an MLP (or a CNN on digits) headless: progress, accuracy, a loss-curve PNG"
 
@@ -32,6 +32,5 @@ def run(args) -> int:
               batch_size=args.batch_size, optimizer=args.optimizer, seed=args.seed,
               out=args.out, progress=not args.no_progress, model=args.model)
     except TrainingError as e:
-        print(f"stridegrad train: {e}", file=sys.stderr)
-        return 2
+        raise CommandError(str(e)) from e
     return 0
