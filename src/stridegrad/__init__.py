@@ -24,6 +24,8 @@ layer                  what lives there
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 __version__ = "0.1.0"
 
@@ -44,8 +46,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "get_default_device": ("stridegrad.backend", "get_default_device"),
     # tensors
     "Tensor": ("stridegrad.tensor", "Tensor"),
-    # the submodule itself: it is callable, so sg.tensor([1.0]) calls stridegrad.tensor.tensor
-    "tensor": ("stridegrad.tensor", None),
+    # PyTorch's function; the package stays importable as stridegrad.tensor (see _Package)
+    "tensor": ("stridegrad.tensor", "tensor"),
     "zeros": ("stridegrad.tensor", "zeros"),
     "ones": ("stridegrad.tensor", "ones"),
     "full": ("stridegrad.tensor", "full"),
@@ -82,3 +84,22 @@ def __getattr__(name: str):
 
 def __dir__():
     return __all__
+
+
+class _Package(types.ModuleType):
+    """``stridegrad`` itself, so that ``sg.tensor`` stays PyTorch's ``tensor()`` function.
+
+    The import system binds every submodule it loads as an attribute of its parent
+    package, so loading the package ``stridegrad.tensor`` would turn ``sg.tensor``
+    into that package. This binding keeps the function instead. The package stays
+    reachable as ``importlib.import_module("stridegrad.tensor")`` and through
+    ``from stridegrad.tensor import Tensor, ...``.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "tensor" and isinstance(value, types.ModuleType):
+            value = value.tensor
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

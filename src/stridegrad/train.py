@@ -92,14 +92,14 @@ def _dataset(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def accuracy(model, X: np.ndarray, y: np.ndarray, device: str, batch_size: int = 512) -> float:
     """Fraction of rows of ``X`` whose argmax logit equals ``y``."""
-    from stridegrad import tensor as T
+    from stridegrad.tensor import no_grad, tensor
 
     if len(y) == 0:
         return float("nan")
     correct = 0
-    with T.no_grad():
+    with no_grad():
         for i in range(0, len(y), batch_size):
-            logits = model(T.tensor(X[i:i + batch_size], device=device))
+            logits = model(tensor(X[i:i + batch_size], device=device))
             correct += int((logits.argmax(axis=1).numpy() == y[i:i + batch_size]).sum())
     return correct / len(y)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import array_api_strict
 import numpy as np
 import pytest
@@ -275,12 +278,49 @@ def test_register_device():
         backend.unregister_device("strict2")
 
 
-def test_tensor_and_gradcheck_callable_whatever_the_import_order():
-    """``stridegrad.tensor``/``gradcheck`` are modules *and* functions (see _CallableModule)."""
+def test_gradcheck_callable_whatever_the_import_order():
+    """``stridegrad.gradcheck`` is a module *and* the function (see its _CallableModule)."""
     import stridegrad.gradcheck as gc_module
-    import stridegrad.tensor as t_module
 
-    assert t_module([1.0]).tolist() == [1.0]
-    assert sg.tensor([2.0], requires_grad=True).requires_grad
     x = sg.tensor([1.0], requires_grad=True)
     assert gc_module(lambda x: x * x, (x,)) and sg.gradcheck(lambda x: x.exp(), (x,))
+
+
+# Each snippet runs in a fresh interpreter: the import order is the point.
+_SG_TENSOR_CHECKS = """
+import importlib, types
+import stridegrad as sg
+{first}
+from stridegrad.tensor import Tensor, Node, _edge, _wrap, no_grad, tensor
+package = importlib.import_module("stridegrad.tensor")
+assert isinstance(package, types.ModuleType) and package.__name__ == "stridegrad.tensor", package
+assert package.__path__, "stridegrad.tensor is a package"
+assert package.Tensor is Tensor and package.tensor is tensor
+assert sg.tensor is tensor, sg.tensor
+assert not isinstance(sg.tensor, types.ModuleType) and not callable(package)
+assert sg.tensor.__doc__ == tensor.__doc__ and "from a list" in sg.tensor.__doc__
+assert isinstance(sg.tensor([1.0, 2.0]), sg.Tensor) and sg.tensor([1.0]).tolist() == [1.0]
+"""
+
+
+@pytest.mark.parametrize("first", [
+    "",  # sg.tensor looked up before anything imported the package
+    "import stridegrad.tensor",  # the import system binds the loaded package on stridegrad
+    "from stridegrad.tensor import Tensor\nimport stridegrad.nn",
+    "sg.tensor([0.0])",
+])
+def test_sg_tensor_is_the_function_and_the_package_stays_importable(first):
+    """``sg.tensor`` is PyTorch's function (no callable module); ``stridegrad.tensor``
+    is still the package for ``importlib`` and ``from stridegrad.tensor import ...``."""
+    code = _SG_TENSOR_CHECKS.format(first=first)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_help_on_sg_tensor_shows_the_function():
+    code = "import stridegrad as sg, pydoc; print(pydoc.render_doc(sg.tensor, renderer=pydoc.plaintext))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "function tensor in module stridegrad.tensor._creation" in run.stdout
+    assert "A tensor from a list, scalar, NumPy array or Tensor" in run.stdout
+    assert "Layers, bottom to top" not in run.stdout  # the package's docs are not shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import weakref
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 import stridegrad as sg
 from stridegrad.nn import functional as F
-from stridegrad.tensor import AccumulateGrad
+from stridegrad.tensor import AccumulateGrad, _base, enable_grad, is_grad_enabled
 
 
 def t(data, device, **kw):
@@ -81,7 +82,7 @@ def test_no_grad_context_and_decorator(device):
     x = t([1.0, 2.0], device, requires_grad=True)
     with sg.no_grad():
         y = x * 2
-        with sg.tensor.enable_grad():
+        with enable_grad():
             z = x * 2
     assert not y.requires_grad and y.grad_fn is None and y.is_leaf
     assert z.requires_grad and z.grad_fn is not None
@@ -92,13 +93,29 @@ def test_no_grad_context_and_decorator(device):
 
     assert not f(x).requires_grad
     assert (x * 2).requires_grad  # restored afterwards
-    assert sg.tensor.is_grad_enabled()
+    assert is_grad_enabled()
+
+
+def test_grad_mode_has_one_home_that_every_layer_reads(device):
+    """``no_grad`` switches the Tensor layer, ``nn.functional`` and the conv ops at once."""
+    package = importlib.import_module("stridegrad.tensor")
+    assert not hasattr(package, "_grad_enabled")  # no copy that could go stale
+    x = t(np.ones((1, 1, 4, 4)), device, requires_grad=True)
+    w = t(np.ones((1, 1, 3, 3)), device, requires_grad=True)
+    with sg.no_grad():
+        assert _base._grad_enabled is False and not is_grad_enabled()
+        outs = [x * 2, F.softmax(x, dim=-1), F.conv2d(x, w, padding=1), F.max_pool2d(x, 2)]
+        with enable_grad():
+            assert _base._grad_enabled is True
+            assert F.conv2d(x, w).requires_grad
+    assert not any(o.requires_grad or o.grad_fn is not None for o in outs)
+    assert _base._grad_enabled is True
 
 
 def test_no_grad_restores_after_exception():
     with pytest.raises(ZeroDivisionError), sg.no_grad():
         _ = 1 / 0
-    assert sg.tensor.is_grad_enabled()
+    assert is_grad_enabled()
 
 
 def test_detach_shares_data_and_cuts_graph(device):

@@ -18,11 +18,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from stridegrad import tensor as _t
 from stridegrad.compile import passes as _passes
 from stridegrad.compile import trace as _trace
 from stridegrad.compile.ir import Graph
-from stridegrad.tensor import Tensor
+from stridegrad.tensor import Tensor, _wrap, is_grad_enabled
 
 __all__ = ["CompileWarning", "CompiledFunction", "compile"]
 
@@ -144,7 +143,7 @@ class _Entry:
             elif field == "grad_data":
                 t._grad._data = v
             else:
-                t._grad = None if v is None else _t._wrap(v, t._device, t._xp, None)
+                t._grad = None if v is None else _wrap(v, t._device, t._xp, None)
         return self._build(self.spec, values, args)
 
     def _build(self, spec: Any, values: list, args: list[Tensor]) -> Any:
@@ -152,7 +151,7 @@ class _Entry:
         if kind == "out":
             ref = args[0] if args else (self.captured[0] if self.captured else None)
             device = ref._device if ref is not None else "cpu"
-            return _t._wrap(values[spec[1]], device, self.graph.xp, None)
+            return _wrap(values[spec[1]], device, self.graph.xp, None)
         if kind == "ext":
             return self._obj(spec[1], args)
         if kind == "lit":
@@ -229,7 +228,7 @@ class CompiledFunction:
 
     @staticmethod
     def _key(flat: list[Tensor], names: list[str]) -> tuple:
-        return (_t.is_grad_enabled(), tuple(names),
+        return (is_grad_enabled(), tuple(names),
                 tuple((t.shape, t.dtype.name, t.device, t.requires_grad) for t in flat))
 
     def _lookup(self, args: tuple, kwargs: dict, trace_only: bool = False):

@@ -39,16 +39,15 @@ from typing import Any
 
 import numpy as np
 
-from stridegrad import tensor as _t
 from stridegrad.compile import ops as _ops
 from stridegrad.compile.ir import Graph, Node
-from stridegrad.tensor import Tensor
+from stridegrad.tensor import Tensor, _creation, _wrap, is_grad_enabled
 
 __all__ = ["GraphBreak", "TraceNamespace", "TraceResult", "Tracer", "is_tracing", "require", "trace"]
 
 _ACTIVE: list[_Context] = []  # the running trace (one at a time)
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_TENSOR_FILE = os.path.abspath(_t.__file__)
+_TENSOR_DIR = os.path.dirname(os.path.abspath(_creation.__file__)) + os.sep
 
 
 class GraphBreak(Exception):
@@ -78,10 +77,10 @@ def require(array: Any, check: Callable[[Any], None]) -> None:
 
 
 def _where() -> str:
-    """``file:line (function)`` of the innermost frame outside the tracer and tensor.py."""
+    """``file:line (function)`` of the innermost frame outside the tracer and the tensor package."""
     for frame in reversed(traceback.extract_stack()[:-1]):
         path = os.path.abspath(frame.filename)
-        if not path.startswith(_HERE) and path != _TENSOR_FILE:
+        if not path.startswith(_HERE) and not path.startswith(_TENSOR_DIR):
             return f"{os.path.basename(path)}:{frame.lineno} ({frame.name})"
     return "?"
 
@@ -401,7 +400,7 @@ class _Context:
             self.slots[id(t)] = slot
             self.result.captured.append(t)
             self.labels[slot] = self.names.get(id(t), f"c{slot[1]}")
-            self.result.guards.append((slot, "requires_grad", _t.Tensor.requires_grad.fget(t)))
+            self.result.guards.append((slot, "requires_grad", Tensor.requires_grad.fget(t)))
         return slot
 
     def placeholder(self, t: Tensor, field: str, raw: Any) -> Tracer:
@@ -414,7 +413,7 @@ class _Context:
 
     def _check_history(self, t: Tensor) -> None:
         fn = t.grad_fn
-        if fn is not None and _t.is_grad_enabled():
+        if fn is not None and is_grad_enabled():
             raise _break(
                 f"a tensor with autograd history from outside the function "
                 f"(grad_fn={fn.name()}, shape {tuple(_DATA.__get__(t).shape)}): pass it "
@@ -448,7 +447,7 @@ class _Context:
             return None
         self.result.guards.append((slot, "grad_is_none", False))
         tr = self.placeholder(t, "grad", _DATA.__get__(raw))
-        proxy = _t._wrap(tr, t._device, _XP.__get__(raw), None)
+        proxy = _wrap(tr, t._device, _XP.__get__(raw), None)
         self.grad_proxy[tid] = (proxy, tr.node)
         _GRAD.__set__(t, proxy)
         return proxy
@@ -507,7 +506,7 @@ class _Context:
             if tid not in self.internal:
                 return ("ext", self.slot_of(obj))
             data = obj._data
-            if obj._requires_grad and _t.is_grad_enabled() and not self.result.backward_called:
+            if obj._requires_grad and is_grad_enabled() and not self.result.backward_called:
                 raise _break(
                     "returning a tensor that requires grad from a function that never calls "
                     "backward() (compile the whole training step, or run it under no_grad())"
@@ -561,7 +560,7 @@ _REFUSED = {
 @contextlib.contextmanager
 def _hooks(ctx: _Context):
     saved = {name: Tensor.__dict__[name] for name in (*_SLOTS, *_REFUSED, "backward")}
-    saved_random = _t._random
+    saved_random = _creation._random
     orig_backward = Tensor.backward
 
     def backward(self, *args, **kwargs):
@@ -578,12 +577,12 @@ def _hooks(ctx: _Context):
         for name, what in _REFUSED.items():
             setattr(Tensor, name, _refusing(what))
         Tensor.backward = backward
-        _t._random = no_random
+        _creation._random = no_random
         _ACTIVE.append(ctx)
         yield
     finally:
         _ACTIVE.pop()
-        _t._random = saved_random
+        _creation._random = saved_random
         for name, value in saved.items():
             setattr(Tensor, name, value)
 

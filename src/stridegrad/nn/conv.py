@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from stridegrad import tensor as _t
+from stridegrad.tensor import _base
 from stridegrad.tensor import Node, Tensor, _edge, _wrap
 
 __all__ = ["avg_pool2d", "conv2d", "max_pool2d", "unfold"]
@@ -94,7 +94,7 @@ def _pad2d(x: Tensor, p: Pair) -> Tensor:
     out = xp.zeros(x.shape[:-2] + (h + 2 * p[0], w + 2 * p[1]), dtype=x._data.dtype)
     key = (..., slice(p[0], p[0] + h), slice(p[1], p[1] + w))
     out[key] = x._data
-    node = PadBackward((_edge(x),), key) if _t._grad_enabled and x._requires_grad else None
+    node = PadBackward((_edge(x),), key) if _base._grad_enabled and x._requires_grad else None
     return _wrap(out, x._device, xp, node)
 
 
@@ -156,7 +156,7 @@ def _windows(x: Tensor, k: Pair, s: Pair) -> Tensor:
         parts = [x._data[key] for key in _window_slices(k, s, o)]
         out = xp.reshape(xp.stack(parts, axis=-1), x.shape[:-2] + o + k)
     node = None
-    if _t._grad_enabled and x._requires_grad:
+    if _base._grad_enabled and x._requires_grad:
         node = WindowsBackward((_edge(x),), xp, x.shape, k, s, o)
     return _wrap(out, x._device, xp, node)
 

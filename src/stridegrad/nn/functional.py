@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from stridegrad import backend
-from stridegrad import tensor as _t
+from stridegrad.tensor import _base
 from stridegrad.tensor import Node, Tensor, _device_error, _edge, _kind, _norm_axes, _wrap, tensor
 
 from .conv import avg_pool2d, conv2d, max_pool2d, unfold
@@ -113,7 +113,7 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     out = _log_softmax_array(xp, x._data, a)
     node = (
         LogSoftmaxBackward((_edge(x),), xp, out, a)
-        if _t._grad_enabled and x._requires_grad
+        if _base._grad_enabled and x._requires_grad
         else None
     )
     return _wrap(out, x._device, xp, node)
@@ -128,7 +128,7 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     e = xp.exp(x._data - xp.max(x._data, axis=a, keepdims=True))
     out = e / xp.sum(e, axis=a, keepdims=True)
     node = (
-        SoftmaxBackward((_edge(x),), xp, out, a) if _t._grad_enabled and x._requires_grad else None
+        SoftmaxBackward((_edge(x),), xp, out, a) if _base._grad_enabled and x._requires_grad else None
     )
     return _wrap(out, x._device, xp, node)
 
@@ -267,6 +267,6 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
     else:
         out = per_row
     node = None
-    if _t._grad_enabled and logits._requires_grad:
+    if _base._grad_enabled and logits._requires_grad:
         node = CrossEntropyBackward((_edge(logits),), xp, logp, onehot, reduction, n)
     return _wrap(out, logits.device, xp, node)

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from stridegrad import tensor as _t
+from stridegrad.tensor import no_grad, rand, tensor, zeros_like
 from stridegrad.nn import functional as F
 from stridegrad.tensor import Tensor
 
@@ -144,7 +144,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                p.grad = _t.zeros_like(p)
+                p.grad = zeros_like(p)
 
     def train(self, mode: bool = True) -> Module:
         for m in self.modules():
@@ -204,11 +204,11 @@ class Module:
                 f"error loading state_dict into {type(self).__name__} (nothing was changed): "
                 + " | ".join(problems)
             )
-        with _t.no_grad():
+        with no_grad():
             for k, p in own.items():
                 if k in state_dict:
                     p.copy_(state_dict[k] if isinstance(state_dict[k], Tensor)
-                            else _t.tensor(state_dict[k], device=p.device))
+                            else tensor(state_dict[k], device=p.device))
 
     # ---- repr
     def extra_repr(self) -> str:
@@ -267,8 +267,8 @@ def _positive_ints(layer: str, **sizes: Any) -> None:
 
 
 def _uniform(shape: tuple[int, ...], bound: float, device: str | None, dtype: Any) -> Tensor:
-    with _t.no_grad():
-        return _t.rand(*shape, device=device, dtype=dtype) * (2 * bound) - bound
+    with no_grad():
+        return rand(*shape, device=device, dtype=dtype) * (2 * bound) - bound
 
 
 class Sequential(Module):

@@ -1,27 +1,11 @@
-"""``Tensor``: an n-dimensional array with reverse-mode autograd, on any device.
+"""Layer 4 of :mod:`stridegrad.tensor`: the thin user-facing ``Tensor``.
 
-Layers, bottom to top:
-
-1. the array namespace ``xp`` of the tensor's device (:mod:`stridegrad.backend`);
-2. one ``Node`` subclass per differentiable op (``MulBackward``, ...), holding the
-   edges to its inputs' nodes (``next_functions``) and the raw arrays its
-   backward needs (never the output tensor itself: that would be a reference
-   cycle);
-3. the iterative backward engine (:func:`_run_backward`);
-4. the thin user-facing ``Tensor`` and the creation functions.
-
-All op code calls standard Array API functions and operators on ``xp`` only, so
-the same code runs on NumPy, CuPy, ``stridegrad.array`` and ``array_api_strict``.
-
-Dtype rules (PyTorch's): Python floats give ``float32``, Python ints ``int64``,
-bools ``bool``; a NumPy array keeps its dtype. Mixing a float tensor with an
-int tensor gives the float dtype; ``float32`` with ``float64`` gives ``float64``.
-Python scalars never change a float tensor's dtype (``x * 2`` stays ``float32``).
+Its ops build the layer-2 nodes and ``backward()`` runs the layer-3 engine; the
+grad-mode flag is read from its one home, :mod:`stridegrad.tensor._base`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import operator
 from collections.abc import Iterator
@@ -31,789 +15,54 @@ from typing import Any
 import numpy as np
 
 from stridegrad import backend
-
-__all__ = [
-    "DType",
-    "Node",
-    "Tensor",
-    "arange",
-    "bool_",
-    "enable_grad",
-    "float32",
-    "float64",
-    "full",
-    "int64",
-    "is_grad_enabled",
-    "manual_seed",
-    "no_grad",
-    "ones",
-    "ones_like",
-    "rand",
-    "randn",
-    "tensor",
-    "zeros",
-    "zeros_like",
-]
-
-Shape = tuple[int, ...]
-
-
-# --------------------------------------------------------------------------- dtypes
-
-
-class DType:
-    """A device-independent dtype (``sg.float32``); mapped to each namespace by name."""
-
-    __slots__ = ("itemsize", "kind", "name")
-
-    def __init__(self, name: str, kind: str, itemsize: int) -> None:
-        self.name = name
-        self.kind = kind  # "b" bool, "i" signed int, "u" unsigned, "f" float, "c" complex
-        self.itemsize = itemsize
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.kind == "f"
-
-    def __repr__(self) -> str:
-        return f"stridegrad.{self.name}"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, DType):
-            return self.name == other.name
-        if isinstance(other, str):
-            return self.name == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-
-_DTYPES: dict[str, DType] = {}
-for _name, _kind, _size in [
-    ("bool", "b", 1),
-    ("int8", "i", 1),
-    ("int16", "i", 2),
-    ("int32", "i", 4),
-    ("int64", "i", 8),
-    ("uint8", "u", 1),
-    ("uint16", "u", 2),
-    ("uint32", "u", 4),
-    ("uint64", "u", 8),
-    ("float16", "f", 2),
-    ("float32", "f", 4),
-    ("float64", "f", 8),
-    ("complex64", "c", 8),
-    ("complex128", "c", 16),
-]:
-    _DTYPES[_name] = DType(_name, _kind, _size)
-
-float32 = _DTYPES["float32"]
-float64 = _DTYPES["float64"]
-int64 = _DTYPES["int64"]
-bool_ = _DTYPES["bool"]
-
-_dtype_cache: dict[tuple[int, Any], DType] = {}
-
-
-def _as_dtype(obj: Any) -> DType:
-    """A DType from a DType, a name (``"float32"``) or a NumPy dtype-like."""
-    if isinstance(obj, DType):
-        return obj
-    if isinstance(obj, str) and obj in _DTYPES:
-        return _DTYPES[obj]
-    try:
-        name = np.dtype(obj).name
-    except TypeError:
-        name = None
-    if name in _DTYPES:
-        return _DTYPES[name]
-    raise TypeError(f"unsupported dtype {obj!r}; use one of {sorted(_DTYPES)}")
-
-
-def _dtype_of(xp: ModuleType, array_dtype: Any) -> DType:
-    """The DType of an array dtype of namespace ``xp`` (cached)."""
-    try:
-        key = (id(xp), array_dtype)
-        cached = _dtype_cache.get(key)
-    except TypeError:  # unhashable dtype object
-        key, cached = None, None
-    if cached is not None:
-        return cached
-    found = None
-    for name, dt in _DTYPES.items():
-        candidate = getattr(xp, name, None)
-        if candidate is not None and array_dtype == candidate:
-            found = dt
-            break
-    if found is None:
-        tail = str(array_dtype).rsplit(".", 1)[-1]
-        if tail not in _DTYPES:
-            raise TypeError(f"unsupported array dtype {array_dtype!r}")
-        found = _DTYPES[tail]
-    if key is not None:
-        _dtype_cache[key] = found
-    return found
-
-
-def _xp_dtype(xp: ModuleType, dtype: DType, device: str) -> Any:
-    try:
-        return getattr(xp, dtype.name)
-    except AttributeError:
-        raise TypeError(f"dtype {dtype.name} is not supported on device {device!r}") from None
-
-
-_kind_cache: dict[tuple[int, Any], str] = {}
-
-
-def _kind(t: Tensor) -> str:
-    """Dtype kind letter of a tensor, cached by array dtype (hot path of scalar ops)."""
-    key = (id(t._xp), t._data.dtype)  # namespaced: dtypes of different libraries never meet
-    try:
-        return _kind_cache[key]
-    except KeyError:
-        kind = _dtype_of(t._xp, key[1]).kind
-        _kind_cache[key] = kind
-        return kind
-    except TypeError:
-        return _dtype_of(t._xp, key[1]).kind
-
-
-# --------------------------------------------------------------------------- grad mode
-
-_grad_enabled = True
-
-
-def is_grad_enabled() -> bool:
-    """Whether ops currently record a graph."""
-    return _grad_enabled
-
-
-class _GradMode(contextlib.ContextDecorator):
-    _mode = True
-
-    def __enter__(self) -> None:
-        global _grad_enabled
-        self._prev = _grad_enabled
-        _grad_enabled = self._mode
-
-    def __exit__(self, *exc: object) -> None:
-        global _grad_enabled
-        _grad_enabled = self._prev
-
-
-class no_grad(_GradMode):
-    """Context manager and decorator: ops inside record no graph (results do not require grad).
-
-    >>> with no_grad():
-    ...     y = x * 2          # y.requires_grad is False
-    """
-
-    _mode = False
-
-
-class enable_grad(_GradMode):
-    """Context manager and decorator that turns graph recording back on inside ``no_grad``."""
-
-    _mode = True
-
-
-# --------------------------------------------------------------------------- shapes
-
-
-def _broadcast_shapes(sa: Shape, sb: Shape) -> Shape:
-    """NumPy broadcasting of two shapes; ValueError naming both when they do not broadcast."""
-    n = max(len(sa), len(sb))
-    pa = (1,) * (n - len(sa)) + tuple(sa)
-    pb = (1,) * (n - len(sb)) + tuple(sb)
-    out = []
-    for da, db in zip(pa, pb):
-        if da == db or db == 1:
-            out.append(da)
-        elif da == 1:
-            out.append(db)
-        else:
-            raise ValueError(f"shapes {tuple(sa)} and {tuple(sb)} cannot be broadcast together")
-    return tuple(out)
-
-
-def _bcast_error(sa: Shape, sb: Shape, exc: Exception) -> Exception:
-    """Turn a backend's broadcasting ValueError into ours (naming both shapes)."""
-    try:
-        _broadcast_shapes(sa, sb)
-    except ValueError as ours:
-        ours.__cause__ = exc
-        return ours
-    return exc
-
-
-def _unbroadcast(xp: ModuleType, g: Any, shape: Shape) -> Any:
-    """Sum ``g`` over the axes broadcasting added or stretched, back to ``shape``."""
-    gs = g.shape
-    if gs == shape:
-        return g
-    lead = len(gs) - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1)
-    if not stretched:
-        return xp.sum(g, axis=tuple(range(lead)))
-    g = xp.sum(g, axis=tuple(range(lead)) + stretched, keepdims=True)
-    return xp.reshape(g, shape)
-
-
-def _norm_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
-    """Normalise an axis argument (int, tuple, None) to a sorted tuple of non-negative ints."""
-    if axis is None:
-        return None
-    items = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-    out = []
-    for a in items:
-        try:
-            a = operator.index(a)
-        except TypeError:
-            raise TypeError(f"an axis is an int, got {type(a).__name__}: {a!r}") from None
-        if not -ndim <= a < ndim:
-            raise IndexError(
-                f"axis {a} is out of range for a tensor with {ndim} dimension(s) "
-                f"(expected {-ndim}..{ndim - 1})"
-            )
-        a %= ndim
-        if a in out:
-            raise ValueError(f"axis {a} repeated in {axis!r}")
-        out.append(a)
-    return tuple(sorted(out))
-
-
-def _axis_args(axis: Any, keepdims: Any, dim: Any, keepdim: Any) -> tuple[Any, bool]:
-    """Merge the NumPy (axis, keepdims) and PyTorch (dim, keepdim) spellings."""
-    if dim is not None:
-        if axis is not None:
-            raise TypeError("pass either axis= or dim=, not both")
-        axis = dim
-    if keepdim is not None:
-        keepdims = keepdim
-    return axis, bool(keepdims)
-
-
-def _size_args(size: tuple[Any, ...], fn: str) -> Shape:
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape ``(2, 3)``."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    try:
-        shape = tuple(operator.index(s) for s in size)
-    except TypeError:
-        raise TypeError(f"{fn}: sizes are ints, got {size!r}") from None
-    if any(s < 0 for s in shape):
-        raise ValueError(f"{fn}: negative dimension in shape {shape}")
-    return shape
-
-
-# --------------------------------------------------------------------------- graph nodes
-
-_FREED = (
-    "Trying to backward through the graph a second time (or directly access saved "
-    "tensors after they have already been freed) in {name}. Saved intermediate values "
-    "of the graph are freed when you call .backward(). Specify retain_graph=True if you "
-    "need to backward through the graph a second time."
+from stridegrad.tensor import _base
+from stridegrad.tensor._base import (
+    DType,
+    Shape,
+    _DTYPES,
+    _as_dtype,
+    _axis_args,
+    _bcast_error,
+    _broadcast_shapes,
+    _dtype_of,
+    _kind,
+    _norm_axes,
+    _xp_dtype,
+    bool_,
+    float32,
+    float64,
+    int64,
 )
-
-
-class Node:
-    """A backward function: maps the gradient of an op's output to its inputs' gradients.
-
-    ``next_functions`` (PyTorch's name) gives one ``(node, 0)`` pair per input: the
-    node that produced that input, an ``AccumulateGrad`` for a leaf that requires
-    grad, or ``None``. Subclasses set ``_saves`` when they hold arrays that
-    ``backward`` frees, and ``_fresh = False`` when a gradient they return may be
-    a view of (or the same array as) the incoming one, so it must not be mutated.
-    """
-
-    __slots__ = ("__weakref__", "_edges", "_released")
-    _saves = False
-    _fresh = True
-
-    def __init__(self, edges: tuple[Node | None, ...]) -> None:
-        self._edges = edges
-        self._released = False
-
-    @property
-    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
-        return tuple((e, 0) for e in self._edges)
-
-    def name(self) -> str:
-        return type(self).__name__
-
-    def apply(self, g: Any) -> tuple[Any, ...]:
-        """Gradients for each input (``None`` where ``next_functions`` has ``None``)."""
-        raise NotImplementedError
-
-    def _release(self) -> None:
-        """Drop saved arrays; subclasses with ``_saves`` override."""
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
-
-
-class AccumulateGrad(Node):
-    """The sink for a leaf tensor: adds the incoming gradient to ``variable.grad``."""
-
-    __slots__ = ("variable",)
-
-    def __init__(self, variable: Tensor) -> None:
-        self._edges = ()
-        self._released = False
-        self.variable = variable
-
-    def accumulate(self, g: Any, owned: bool) -> None:
-        var = self.variable
-        old = var._grad
-        if old is None:
-            # a gradient that may be a view of another gradient gets its own copy
-            data = g if owned else var._xp.asarray(g, copy=True)
-        else:
-            data = old._data + g  # out of place: whoever holds the old grad keeps it
-        var._grad = _wrap(data, var._device, var._xp, None)
-
-
-def _edge(t: Tensor) -> Node | None:
-    if not t._requires_grad:
-        return None
-    fn = t.grad_fn
-    return fn if fn is not None else AccumulateGrad(t)
-
-
-class AddBackward(Node):
-    __slots__ = ("sa", "sb", "xp")
-    _fresh = False
-
-    def __init__(self, edges, xp, sa, sb):
-        self._edges = edges
-        self._released = False
-        self.xp, self.sa, self.sb = xp, sa, sb
-
-    def apply(self, g):
-        ea, eb = self._edges
-        ga = gb = None
-        if ea is not None:
-            ga = g if self.sa is None else _unbroadcast(self.xp, g, self.sa)
-        if eb is not None:
-            gb = g if self.sb is None else _unbroadcast(self.xp, g, self.sb)
-        return ga, gb
-
-
-class SubBackward(AddBackward):
-    __slots__ = ()
-
-    def apply(self, g):
-        ga, gb = AddBackward.apply(self, g)
-        return ga, (None if gb is None else -gb)
-
-
-class NegBackward(Node):
-    __slots__ = ()
-
-    def apply(self, g):
-        return (-g,)
-
-
-class MulBackward(Node):
-    """``out = a * b``; saves ``b`` for ``grad_a`` and ``a`` for ``grad_b`` (only as needed)."""
-
-    __slots__ = ("a", "b", "sa", "sb", "xp")
-    _saves = True
-
-    def __init__(self, edges, xp, a, b, sa, sb):
-        self._edges = edges
-        self._released = False
-        self.xp, self.sa, self.sb = xp, sa, sb
-        self.a = a if edges[1] is not None else None
-        self.b = b if edges[0] is not None else None
-
-    def apply(self, g):
-        ea, eb = self._edges
-        ga = gb = None
-        if ea is not None:
-            ga = g * self.b
-            if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
-        if eb is not None:
-            gb = g * self.a
-            if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
-        return ga, gb
-
-    def _release(self):
-        self.a = self.b = None
-
-
-class DivBackward(Node):
-    """``out = a / b`` (either side may be a Python number)."""
-
-    __slots__ = ("a", "b", "sa", "sb", "xp")
-    _saves = True
-
-    def __init__(self, edges, xp, a, b, sa, sb):
-        self._edges = edges
-        self._released = False
-        self.xp, self.a, self.b, self.sa, self.sb = xp, a, b, sa, sb
-
-    def apply(self, g):
-        ea, eb = self._edges
-        ga = gb = None
-        if ea is not None:
-            ga = g / self.b
-            if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
-        if eb is not None:
-            b = self.b
-            gb = -(g * self.a) / (b * b)
-            if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
-        return ga, gb
-
-    def _release(self):
-        self.a = self.b = None
-
-
-class PowBackward(Node):
-    """``out = a ** b`` (either side may be a Python number)."""
-
-    __slots__ = ("a", "b", "out", "sa", "sb", "xp")
-    _saves = True
-
-    def __init__(self, edges, xp, a, b, out, sa, sb):
-        self._edges = edges
-        self._released = False
-        self.xp, self.a, self.b, self.sa, self.sb = xp, a, b, sa, sb
-        self.out = out if edges[1] is not None else None
-
-    def apply(self, g):
-        ea, eb = self._edges
-        a, b = self.a, self.b
-        ga = gb = None
-        if ea is not None:
-            if isinstance(b, (int, float)):
-                ga = g * (b * a ** (b - 1)) if b != 2 else g * (2 * a)
-            else:
-                ga = g * (b * a ** (b - 1))
-            if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
-        if eb is not None:
-            log_a = math.log(a) if isinstance(a, (int, float)) else self.xp.log(a)
-            gb = g * self.out * log_a
-            if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
-        return ga, gb
-
-    def _release(self):
-        self.a = self.b = self.out = None
-
-
-class MatMulBackward(Node):
-    """``out = a @ b``: ``grad_a = g @ b.mT``, ``grad_b = a.mT @ g``, batch dims un-broadcast."""
-
-    __slots__ = ("a", "b", "sa", "sb", "xp")
-    _saves = True
-
-    def __init__(self, edges, xp, a, b, sa, sb):
-        self._edges = edges
-        self._released = False
-        self.xp, self.sa, self.sb = xp, sa, sb
-        self.a = a if edges[1] is not None else None
-        self.b = b if edges[0] is not None else None
-
-    def apply(self, g):
-        ea, eb = self._edges
-        ga = gb = None
-        if ea is not None:
-            ga = g @ self.b.mT
-            if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
-        if eb is not None:
-            gb = self.a.mT @ g
-            if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
-        return ga, gb
-
-    def _release(self):
-        self.a = self.b = None
-
-
-class _Saved1(Node):
-    """Base for unary nodes that save one array ``s``."""
-
-    __slots__ = ("s", "xp")
-    _saves = True
-
-    def __init__(self, edges, xp, s):
-        self._edges = edges
-        self._released = False
-        self.xp, self.s = xp, s
-
-    def _release(self):
-        self.s = None
-
-
-class ExpBackward(_Saved1):
-    """Saves the output: ``d exp(x) = exp(x)``."""
-
-    __slots__ = ()
-
-    def apply(self, g):
-        return (g * self.s,)
-
-
-class LogBackward(_Saved1):
-    """Saves the input."""
-
-    __slots__ = ()
-
-    def apply(self, g):
-        return (g / self.s,)
-
-
-class SqrtBackward(_Saved1):
-    """Saves the output: ``d sqrt(x) = 1 / (2 sqrt(x))``."""
-
-    __slots__ = ()
-
-    def apply(self, g):
-        return (g / (2 * self.s),)
-
-
-class AbsBackward(_Saved1):
-    """Saves the input; gradient ``sign(x)`` (0 at 0)."""
-
-    __slots__ = ()
-
-    def apply(self, g):
-        return (g * self.xp.sign(self.s),)
-
-
-class TanhBackward(_Saved1):
-    """Saves the output: ``1 - tanh(x)**2``."""
-
-    __slots__ = ()
-
-    def apply(self, g):
-        s = self.s
-        return (g * (1 - s * s),)
-
-
-class SigmoidBackward(_Saved1):
-    """Saves the output: ``s (1 - s)``."""
-
-    __slots__ = ()
-
-    def apply(self, g):
-        s = self.s
-        return (g * (s * (1 - s)),)
-
-
-class ReluBackward(_Saved1):
-    """Saves the output (alive anyway as the next op's input); ``grad = g * (out > 0)``.
-
-    A float mask and a multiply: NumPy's ``where`` with a scalar is ~20x slower.
-    """
-
-    __slots__ = ()
-
-    def apply(self, g):
-        xp = self.xp
-        return (g * xp.astype(self.s > 0, g.dtype),)
-
-
-class CastBackward(Node):
-    """Dtype cast: the gradient is cast back to the input dtype."""
-
-    __slots__ = ("dtype", "xp")
-
-    def __init__(self, edges, xp, dtype):
-        self._edges = edges
-        self._released = False
-        self.xp, self.dtype = xp, dtype
-
-    def apply(self, g):
-        return (self.xp.astype(g, self.dtype),)
-
-
-class ToDeviceBackward(Node):
-    """Device move: the gradient moves back to the source device."""
-
-    __slots__ = ("dst", "src")
-    _fresh = False
-
-    def __init__(self, edges, src, dst):
-        self._edges = edges
-        self._released = False
-        self.src, self.dst = src, dst
-
-    def apply(self, g):
-        return (backend.from_numpy(backend.to_numpy(g, self.dst), self.src),)
-
-
-class SumBackward(Node):
-    """Broadcasts the gradient back over the reduced axes (a read-only view)."""
-
-    __slots__ = ("kd_shape", "shape", "xp")
-    _fresh = False
-
-    def __init__(self, edges, xp, shape, kd_shape):
-        self._edges = edges
-        self._released = False
-        self.xp, self.shape, self.kd_shape = xp, shape, kd_shape
-
-    def apply(self, g):
-        xp = self.xp
-        if self.kd_shape is not None:
-            g = xp.reshape(g, self.kd_shape)
-        return (xp.broadcast_to(g, self.shape),)
-
-
-class MeanBackward(SumBackward):
-    __slots__ = ("n",)
-
-    def __init__(self, edges, xp, shape, kd_shape, n):
-        SumBackward.__init__(self, edges, xp, shape, kd_shape)
-        self.n = n
-
-    def apply(self, g):
-        return SumBackward.apply(self, g / self.n)
-
-
-class MaxBackward(Node):
-    """Max/min over axes: the gradient is split evenly between tied extrema."""
-
-    __slots__ = ("axes", "kd_shape", "out_kd", "x", "xp")
-    _saves = True
-
-    def __init__(self, edges, xp, x, out_kd, axes, kd_shape):
-        self._edges = edges
-        self._released = False
-        self.xp, self.x, self.out_kd, self.axes, self.kd_shape = xp, x, out_kd, axes, kd_shape
-
-    def apply(self, g):
-        xp = self.xp
-        if self.kd_shape is not None:
-            g = xp.reshape(g, self.kd_shape)
-        mask = xp.astype(self.x == self.out_kd, self.x.dtype)
-        count = xp.sum(mask, axis=self.axes, keepdims=True)
-        return (mask * (g / count),)
-
-    def _release(self):
-        self.x = self.out_kd = None
-
-
-class MinBackward(MaxBackward):
-    __slots__ = ()
-
-
-class ReshapeBackward(Node):
-    __slots__ = ("shape", "xp")
-    _fresh = False
-
-    def __init__(self, edges, xp, shape):
-        self._edges = edges
-        self._released = False
-        self.xp, self.shape = xp, shape
-
-    def apply(self, g):
-        return (self.xp.reshape(g, self.shape),)
-
-
-class PermuteBackward(Node):
-    __slots__ = ("inverse", "xp")
-    _fresh = False
-
-    def __init__(self, edges, xp, inverse):
-        self._edges = edges
-        self._released = False
-        self.xp, self.inverse = xp, inverse
-
-    def apply(self, g):
-        return (self.xp.permute_dims(g, self.inverse),)
-
-
-class SliceBackward(Node):
-    """Basic indexing: scatter the gradient into zeros of the input's shape.
-
-    ``None`` (new axes) is not allowed in a standard ``__setitem__``, so the key is
-    stored without it and the gradient reshaped to drop those size-1 axes.
-    """
-
-    __slots__ = ("g_shape", "key", "shape", "xp")
-
-    def __init__(self, edges, xp, shape, key, g_shape):
-        self._edges = edges
-        self._released = False
-        self.xp, self.shape, self.key, self.g_shape = xp, shape, key, g_shape
-
-    def apply(self, g):
-        xp = self.xp
-        if self.g_shape is not None:
-            g = xp.reshape(g, self.g_shape)
-        z = xp.zeros(self.shape, dtype=g.dtype)
-        z[self.key] = g
-        return (z,)
-
-
-# --------------------------------------------------------------------------- engine
-
-
-def _run_backward(root: Node, grad: Any, owned: bool, retain_graph: bool) -> None:
-    """Reverse-mode sweep from ``root`` without recursion.
-
-    1. Count, for each node reachable from ``root``, how many edges point at it
-       (an explicit-stack depth-first walk).
-    2. Process nodes whose consumers have all delivered their gradient (Kahn's
-       algorithm), so each node's ``apply`` runs once with the summed gradient.
-    """
-    deps: dict[Node, int] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for nxt in node._edges:
-            if nxt is not None:
-                if nxt in deps:
-                    deps[nxt] += 1
-                else:
-                    deps[nxt] = 1
-                    stack.append(nxt)
-
-    grads: dict[Node, list] = {root: [grad, owned]}  # node -> [gradient, owned by us]
-    ready = [root]
-    while ready:
-        node = ready.pop()
-        entry = grads.pop(node, None)
-        if node.__class__ is AccumulateGrad:
-            if entry is not None:
-                node.accumulate(entry[0], entry[1])
-            continue
-        if node._released:
-            raise RuntimeError(_FREED.format(name=type(node).__name__))
-        edges = node._edges
-        in_grads = node.apply(entry[0]) if entry is not None else (None,) * len(edges)
-        if not retain_graph and node._saves:
-            node._release()
-            node._released = True
-        fresh = node._fresh
-        for nxt, gi in zip(edges, in_grads):
-            if nxt is None:
-                continue
-            if gi is not None:
-                e = grads.get(nxt)
-                if e is None:
-                    grads[nxt] = [gi, fresh]
-                elif e[1]:
-                    e[0] += gi  # in place: this buffer is ours alone
-                else:
-                    e[0] = e[0] + gi
-                    e[1] = True
-            d = deps[nxt] - 1
-            if d:
-                deps[nxt] = d
-            else:
-                ready.append(nxt)
-
+from stridegrad.tensor._engine import _run_backward
+from stridegrad.tensor._nodes import (
+    AbsBackward,
+    AccumulateGrad,
+    AddBackward,
+    CastBackward,
+    DivBackward,
+    ExpBackward,
+    IndexBackward,
+    LogBackward,
+    MatMulBackward,
+    MaxBackward,
+    MeanBackward,
+    MinBackward,
+    MulBackward,
+    NegBackward,
+    Node,
+    PermuteBackward,
+    PowBackward,
+    ReluBackward,
+    ReshapeBackward,
+    SigmoidBackward,
+    SliceBackward,
+    SqrtBackward,
+    SubBackward,
+    SumBackward,
+    TanhBackward,
+    ToDeviceBackward,
+    _edge,
+)
 
 # --------------------------------------------------------------------------- Tensor helpers
 
@@ -870,14 +119,14 @@ def _pair(x: Tensor, y: Any) -> tuple[Tensor, Any]:
     if isinstance(y, complex):
         raise TypeError("complex scalars are not supported")
     try:
-        yt = tensor(y, device=x._device)
+        yt = Tensor(y, device=x._device)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"unsupported operand type {type(y).__name__} for a Tensor op") from exc
     return _pair(x, yt)
 
 
 def _needs(x: Tensor, y: Any) -> bool:
-    return _grad_enabled and (x._requires_grad or (isinstance(y, Tensor) and y._requires_grad))
+    return _base._grad_enabled and (x._requires_grad or (isinstance(y, Tensor) and y._requires_grad))
 
 
 def _binary(x: Tensor, y: Any, op, node_cls, swap: bool = False) -> Tensor:
@@ -893,7 +142,7 @@ def _binary(x: Tensor, y: Any, op, node_cls, swap: bool = False) -> Tensor:
             out = op(a, b)
         except ValueError as exc:
             raise _bcast_error(a.shape, b.shape, exc) from exc
-        if _grad_enabled and (x._requires_grad or y._requires_grad):
+        if _base._grad_enabled and (x._requires_grad or y._requires_grad):
             s = out.shape
             sa = a.shape
             sb = b.shape
@@ -915,7 +164,7 @@ def _binary(x: Tensor, y: Any, op, node_cls, swap: bool = False) -> Tensor:
         return _wrap(out, x._device, x._xp, None)
     if swap:
         out = op(y, a)
-        if _grad_enabled and x._requires_grad:
+        if _base._grad_enabled and x._requires_grad:
             return _wrap(
                 out,
                 x._device,
@@ -924,7 +173,7 @@ def _binary(x: Tensor, y: Any, op, node_cls, swap: bool = False) -> Tensor:
             )
     else:
         out = op(a, y)
-        if _grad_enabled and x._requires_grad:
+        if _base._grad_enabled and x._requires_grad:
             return _wrap(
                 out,
                 x._device,
@@ -1079,78 +328,6 @@ def _advanced_positions(key: Any, shape: Shape) -> np.ndarray:
     return pos_arr
 
 
-def _segment_plan(pos: np.ndarray, n: int, device: str) -> tuple[list, Any]:
-    """Gathers that add up the gradient entries landing on one position, for namespaces
-    without a scatter-add (standard ``take``, ``reshape`` and ``sum`` only, exact sums).
-
-    Positions are grouped by how often they occur, rounded up to a power of two ``w``;
-    each group is one ``(positions, w)`` matrix of gathered entries (padded with a
-    zero slot), summed along its rows, so the work stays below ``2 * pos.size + n``.
-    Returns ``[(device index, rows, w), ...]`` and the device index that places each
-    row sum (or the zero slot) at its position in the result.
-    """
-    m = pos.size
-    order = np.argsort(pos, kind="stable")
-    uniq, start, counts = np.unique(pos[order], return_index=True, return_counts=True)
-    width = np.ones_like(counts)
-    while np.any(width < counts):
-        width = np.where(width < counts, width * 2, width)
-    groups = []
-    row_of = np.empty(len(uniq), dtype=np.int64)
-    rows = 0
-    for w in np.unique(width):
-        sel = np.nonzero(width == w)[0]
-        j = np.arange(w)
-        cols = start[sel][:, None] + j[None, :]
-        src = np.where(j[None, :] < counts[sel][:, None], order[np.minimum(cols, m - 1)], m)
-        groups.append((backend.from_numpy(src.reshape(-1), device), len(sel), int(w)))
-        row_of[sel] = rows + np.arange(len(sel))
-        rows += len(sel)
-    final = np.full(n, rows, dtype=np.int64)  # 'rows' is the zero slot after all row sums
-    final[uniq] = row_of
-    return groups, backend.from_numpy(final, device)
-
-
-def _scatter_add(xp: ModuleType, g: Any, node: IndexBackward) -> Any:
-    """``z = zeros(n); z[pos] += g`` with repeated positions adding up (1-D ``g``)."""
-    n = node.n
-    if isinstance(g, np.ndarray):
-        z = np.zeros(n, dtype=g.dtype)
-        np.add.at(z, node.pos, g)
-        return z
-    if type(g).__module__.startswith("cupy"):
-        import cupy
-        import cupyx
-
-        z = cupy.zeros(n, dtype=g.dtype)
-        cupyx.scatter_add(z, node.index, g)
-        return z
-    if node.plan is None:
-        node.plan = _segment_plan(node.pos, n, node.device)
-    groups, final = node.plan
-    zero = xp.zeros((1,), dtype=g.dtype)
-    ext = xp.concat([g, zero])
-    sums = [xp.sum(xp.reshape(xp.take(ext, src), (rows, w)), axis=1) for src, rows, w in groups]
-    return xp.take(xp.concat([*sums, zero]), final)
-
-
-class IndexBackward(Node):
-    """Integer-array indexing: the gradient is scattered back, repeated indices adding up."""
-
-    __slots__ = ("device", "index", "n", "plan", "pos", "shape", "xp")
-
-    def __init__(self, edges, xp, shape, pos, index, device):
-        self._edges = edges
-        self._released = False
-        self.xp, self.shape, self.pos, self.index, self.device = xp, shape, pos, index, device
-        self.n = math.prod(shape)
-        self.plan = None
-
-    def apply(self, g):
-        xp = self.xp
-        z = _scatter_add(xp, xp.reshape(g, (-1,)), self)
-        return (xp.reshape(z, self.shape),)
-
 
 def _index_advanced(x: Tensor, key: Any) -> Tensor:
     """``x[key]`` with integer or boolean arrays: one ``take`` from the flattened data."""
@@ -1162,7 +339,7 @@ def _index_advanced(x: Tensor, key: Any) -> Tensor:
     flat = xp.reshape(x._data, (math.prod(shape),))
     out = xp.reshape(xp.take(flat, index, axis=0), pos.shape)
     node = None
-    if _grad_enabled and x._requires_grad:
+    if _base._grad_enabled and x._requires_grad:
         node = IndexBackward((_edge(x),), xp, shape, flat_pos, index, x._device)
     return _wrap(out, x._device, xp, node)
 
@@ -1361,7 +538,7 @@ class Tensor:
                 xp_dst = backend.get_namespace(dst)
                 data = backend.from_numpy(backend.to_numpy(self._data, self._device), dst)
                 node = None
-                if _grad_enabled and self._requires_grad:
+                if _base._grad_enabled and self._requires_grad:
                     node = ToDeviceBackward((_edge(self),), self._device, dst)
                 out = _wrap(data, dst, xp_dst, node)
         if dtype is not None:
@@ -1377,7 +554,7 @@ class Tensor:
             return self
         data = xp.astype(self._data, target)
         node = None
-        if _grad_enabled and self._requires_grad and dtype.kind == "f":
+        if _base._grad_enabled and self._requires_grad and dtype.kind == "f":
             node = CastBackward((_edge(self),), xp, src)
         return _wrap(data, self._device, xp, node)
 
@@ -1400,7 +577,7 @@ class Tensor:
     def clone(self) -> Tensor:
         """A copy of the data (gradients flow back to ``self``)."""
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             node = ReshapeBackward((_edge(self),), self._xp, self.shape)  # identity gradient
         return _wrap(self._xp.asarray(self._data, copy=True), self._device, self._xp, node)
 
@@ -1454,7 +631,7 @@ class Tensor:
             g, owned = xp.ones_like(self._data), True
         else:
             if not isinstance(gradient, Tensor):
-                gradient = tensor(gradient, device=self._device)
+                gradient = Tensor(gradient, device=self._device)
             if gradient._device != self._device:
                 raise _device_error(self, gradient)
             if gradient.shape != self.shape:
@@ -1499,7 +676,7 @@ class Tensor:
 
     def __neg__(self) -> Tensor:
         out = -self._data
-        node = NegBackward((_edge(self),)) if _grad_enabled and self._requires_grad else None
+        node = NegBackward((_edge(self),)) if _base._grad_enabled and self._requires_grad else None
         return _wrap(out, self._device, self._xp, node)
 
     def __pos__(self) -> Tensor:
@@ -1509,11 +686,11 @@ class Tensor:
         if not isinstance(other, Tensor):
             if isinstance(other, (int, float)):
                 raise TypeError("matmul with a Python number; use * for scaling")
-            other = tensor(other, device=self._device)
+            other = Tensor(other, device=self._device)
         return _matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return _matmul(tensor(other, device=self._device), self)
+        return _matmul(Tensor(other, device=self._device), self)
 
     def matmul(self, other: Tensor) -> Tensor:
         return self @ other
@@ -1521,7 +698,7 @@ class Tensor:
     # in-place operators: only outside autograd (e.g. optimizer steps under no_grad);
     # with autograd involved they fall back to the out-of-place op
     def _inplace(self, other: Any, op) -> Any:
-        if _grad_enabled and (self._requires_grad or getattr(other, "_requires_grad", False)):
+        if _base._grad_enabled and (self._requires_grad or getattr(other, "_requires_grad", False)):
             if self.grad_fn is None and self._requires_grad:
                 raise RuntimeError(
                     "a leaf tensor that requires grad is being used in an in-place operation; "
@@ -1578,17 +755,17 @@ class Tensor:
     def copy_(self, src: Tensor) -> Tensor:
         """Copy ``src``'s values into this tensor (shapes must match; devices may differ)."""
         if not isinstance(src, Tensor):
-            src = tensor(src, device=self._device)
+            src = Tensor(src, device=self._device)
         if src.shape != self.shape:
             raise ValueError(f"copy_: source shape {src.shape} does not match {self.shape}")
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             raise RuntimeError("copy_ into a tensor that requires grad; use no_grad()")
         src = src.to(self._device)._cast(self.dtype)
         self._data = self._xp.asarray(src._data, copy=True)
         return self
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             raise RuntimeError(
                 "in-place assignment into a tensor that requires grad is not supported; "
                 "use no_grad() or build a new tensor"
@@ -1607,7 +784,7 @@ class Tensor:
             v = (
                 value
                 if isinstance(value, (int, float, bool))
-                else tensor(value, device=self._device, dtype=self.dtype)._data
+                else Tensor(value, device=self._device, dtype=self.dtype)._data
             )
         self._data[key] = v
 
@@ -1643,7 +820,7 @@ class Tensor:
     # ---- elementwise functions
     def _unary(self, out: Any, node_cls, saved: Any) -> Tensor:
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             node = node_cls((_edge(self),), self._xp, saved)
         return _wrap(out, self._device, self._xp, node)
 
@@ -1713,7 +890,7 @@ class Tensor:
         xp = self._xp
         out = xp.sum(self._data, axis=axes, keepdims=keepdims)
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             node = SumBackward((_edge(self),), xp, shape, kd_shape)
         return _wrap(out, self._device, xp, node)
 
@@ -1726,7 +903,7 @@ class Tensor:
         xp = self._xp
         out = xp.mean(self._data, axis=axes, keepdims=keepdims)
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             n = math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
             node = MeanBackward((_edge(self),), xp, shape, kd_shape, n)
         return _wrap(out, self._device, xp, node)
@@ -1743,7 +920,7 @@ class Tensor:
         else:
             out = xp.reshape(out_kd, tuple(n for i, n in enumerate(shape) if i not in all_axes))
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             cls = MaxBackward if fn == "max" else MinBackward
             node = cls((_edge(self),), xp, self._data, out_kd, all_axes, kd_shape)
         return _wrap(out, self._device, xp, node)
@@ -1805,7 +982,7 @@ class Tensor:
         xp = self._xp
         out = xp.reshape(self._data, shape)
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             node = ReshapeBackward((_edge(self),), xp, old)
         return _wrap(out, self._device, xp, node)
 
@@ -1856,7 +1033,7 @@ class Tensor:
         xp = self._xp
         out = xp.permute_dims(self._data, tuple(norm))
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             node = PermuteBackward((_edge(self),), xp, tuple(inverse))
         return _wrap(out, self._device, xp, node)
 
@@ -1896,7 +1073,7 @@ class Tensor:
         key = _normalize_key(key, shape)
         out = self._data[key]
         node = None
-        if _grad_enabled and self._requires_grad:
+        if _base._grad_enabled and self._requires_grad:
             g_shape = None
             if None in key:
                 key = tuple(k for k in key if k is not None)
@@ -1952,7 +1129,7 @@ def _matmul(x: Tensor, y: Tensor) -> Tensor:
                 f"matmul: batch dimensions of shapes {tuple(sa)} and {tuple(sb)} cannot be broadcast"
             ) from exc
         raise
-    if _grad_enabled and (x._requires_grad or y._requires_grad):
+    if _base._grad_enabled and (x._requires_grad or y._requires_grad):
         nd = out.ndim
         node = MatMulBackward(
             (_edge(x), _edge(y)),
@@ -1966,7 +1143,8 @@ def _matmul(x: Tensor, y: Tensor) -> Tensor:
     return _wrap(out, x._device, x._xp, None)
 
 
-# --------------------------------------------------------------------------- creation
+
+# --------------------------------------------------------------------------- construction
 
 
 def _infer_host(data: Any, dtype: DType | None) -> np.ndarray:
@@ -2013,181 +1191,3 @@ def _to_array(data: Any, device: Any, dtype: Any) -> tuple[Any, str, ModuleType]
     return backend.from_numpy(host, dev), dev, xp
 
 
-def tensor(
-    data: Any, requires_grad: bool = False, device: str | None = None, dtype: Any = None
-) -> Tensor:
-    """A tensor from a list, scalar, NumPy array or Tensor (data is copied).
-
-    Dtypes follow PyTorch: float data -> float32, ints -> int64, bools -> bool; a
-    NumPy array keeps its dtype. ``requires_grad=True`` needs a float dtype.
-    """
-    return Tensor(data, requires_grad=requires_grad, device=device, dtype=dtype)
-
-
-def _factory(
-    shape: Shape, fill: Any, dtype: Any, device: Any, requires_grad: bool, default: DType
-) -> Tensor:
-    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
-    xp = backend.get_namespace(dev)
-    dt = default if dtype is None else _as_dtype(dtype)
-    xdt = _xp_dtype(xp, dt, dev)
-    if fill == 0:
-        data = xp.zeros(shape, dtype=xdt)
-    elif fill == 1:
-        data = xp.ones(shape, dtype=xdt)
-    else:
-        data = xp.full(shape, fill, dtype=xdt)
-    t = _wrap(data, dev, xp, None)
-    if requires_grad:
-        t.requires_grad = True
-    return t
-
-
-def zeros(
-    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
-) -> Tensor:
-    """Zeros of shape ``size`` (``zeros(2, 3)`` or ``zeros((2, 3))``), float32 by default."""
-    return _factory(_size_args(size, "zeros"), 0, dtype, device, requires_grad, float32)
-
-
-def ones(
-    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
-) -> Tensor:
-    """Ones of shape ``size``, float32 by default."""
-    return _factory(_size_args(size, "ones"), 1, dtype, device, requires_grad, float32)
-
-
-def full(
-    size: Any,
-    fill_value: Any,
-    dtype: Any = None,
-    device: str | None = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``fill_value`` everywhere; dtype from the value (bool, int64 or float32) unless given."""
-    if isinstance(size, int):
-        size = (size,)
-    shape = _size_args((size,), "full")
-    if isinstance(fill_value, bool):
-        default = bool_
-    elif isinstance(fill_value, int):
-        default = int64
-    elif isinstance(fill_value, float):
-        default = float32
-    else:
-        raise TypeError(
-            f"full: fill_value must be a Python number, got {type(fill_value).__name__}"
-        )
-    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
-    xp = backend.get_namespace(dev)
-    dt = default if dtype is None else _as_dtype(dtype)
-    data = xp.full(shape, fill_value, dtype=_xp_dtype(xp, dt, dev))
-    t = _wrap(data, dev, xp, None)
-    if requires_grad:
-        t.requires_grad = True
-    return t
-
-
-def arange(
-    start: float,
-    end: float | None = None,
-    step: float = 1,
-    *,
-    dtype: Any = None,
-    device: str | None = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``[start, end)`` with ``step``; int64 when all arguments are ints, else float32."""
-    if end is None:
-        start, end = 0, start
-    if step == 0:
-        raise ValueError("arange: step must be non-zero")
-    all_int = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end, step))
-    dt = (int64 if all_int else float32) if dtype is None else _as_dtype(dtype)
-    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
-    xp = backend.get_namespace(dev)
-    data = xp.arange(start, end, step, dtype=_xp_dtype(xp, dt, dev))
-    t = _wrap(data, dev, xp, None)
-    if requires_grad:
-        t.requires_grad = True
-    return t
-
-
-def zeros_like(
-    t: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False
-) -> Tensor:
-    """Zeros with ``t``'s shape, dtype and device (unless given)."""
-    return zeros(
-        t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad
-    )
-
-
-def ones_like(
-    t: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False
-) -> Tensor:
-    """Ones with ``t``'s shape, dtype and device (unless given)."""
-    return ones(
-        t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad
-    )
-
-
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the one generator behind ``rand``/``randn``; every device gets the same numbers."""
-    global _rng
-    try:
-        seed = operator.index(seed)
-    except TypeError:
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}") from None
-    if seed < 0:
-        raise ValueError(f"seed must be non-negative, got {seed}")
-    _rng = np.random.default_rng(seed)
-
-
-def _random(kind: str, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
-    shape = _size_args(size, kind)
-    dt = float32 if dtype is None else _as_dtype(dtype)
-    if dt.kind != "f":
-        raise TypeError(f"{kind}: dtype must be floating, got {dt.name}")
-    gen = _rng.random if kind == "rand" else _rng.standard_normal
-    host = gen(shape, dtype=np.float64).astype(dt.name)  # float64 draws: same values per dtype
-    dev = backend.canonical_device(device if device is not None else backend.get_default_device())
-    t = _wrap(backend.from_numpy(host, dev), dev, backend.get_namespace(dev), None)
-    if requires_grad:
-        t.requires_grad = True
-    return t
-
-
-def rand(
-    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
-) -> Tensor:
-    """Uniform ``[0, 1)`` samples of shape ``size`` (float32 by default)."""
-    return _random("rand", size, dtype, device, requires_grad)
-
-
-def randn(
-    *size: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False
-) -> Tensor:
-    """Standard normal samples of shape ``size`` (float32 by default)."""
-    return _random("randn", size, dtype, device, requires_grad)
-
-
-class _CallableModule(ModuleType):
-    """``stridegrad.tensor`` is both this module and PyTorch's ``tensor()`` function.
-
-    Importing the submodule binds ``stridegrad.tensor`` to the module object (the
-    import system does that after the package's lazy ``__getattr__`` has run), so
-    ``sg.tensor([1, 2])`` must work on the module too: calling it calls :func:`tensor`.
-    """
-
-    def __call__(
-        self, data: Any, requires_grad: bool = False, device: str | None = None, dtype: Any = None
-    ) -> Tensor:
-        return tensor(data, requires_grad=requires_grad, device=device, dtype=dtype)
-
-
-import sys as _sys  # noqa: E402 - after the definitions the callable module needs
-
-_sys.modules[__name__].__class__ = _CallableModule
