@@ -26,10 +26,12 @@ graph on cpu: 2 inputs, 3 ops, 1 output
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from stridegrad.compile import kernels as _kernels
 from stridegrad.compile import ops as _ops
 
 __all__ = ["VIEW_OPS", "Graph", "Node", "dtype_name"]
@@ -83,6 +85,31 @@ def _literal(v: Any) -> str:
     if isinstance(v, (type, np.dtype)):
         return dtype_name(v)
     return repr(v)
+
+
+@dataclass(frozen=True)
+class DiagramNode:
+    """One node of :meth:`Graph.diagram`: its text, kind (placeholder / constant /
+    fused / op), column (longest distance from the inputs) and whether it is an output."""
+
+    label: str
+    kind: str
+    column: int
+    output: bool
+
+
+def _diagram_label(node: Node) -> str:
+    """``name op`` (a placeholder's label; a fused kernel's expression) over ``dtype[shape]``."""
+    ty = f"{dtype_name(node.dtype)}{list(node.shape)}"
+    if node.op == "placeholder":
+        head = node.attrs.get("label", node.name)
+    elif node.op == "fused":
+        expr = _kernels.expression(node.attrs["program"],
+                                  [getattr(a, "name", repr(a)) for a in node.inputs])
+        head = f"{node.name} fused\n{expr if len(expr) <= 28 else expr[:25] + '...'}"
+    else:
+        head = f"{node.name} {node.op}"
+    return f"{head}\n{ty}"
 
 
 class Graph:
@@ -204,8 +231,27 @@ class Graph:
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython shows the table
         p.text(self.table())
 
+    def diagram(self) -> tuple[list[DiagramNode], list[tuple[int, int]]]:
+        """The graph as data for a picture: one :class:`DiagramNode` per node (in graph
+        order) and the edges ``(input index, user index)``. A node's column is its
+        longest distance from the inputs; :func:`stridegrad.viz.ir.draw_ir` draws it.
+        """
+        index = {id(n): i for i, n in enumerate(self.nodes)}
+        outs = {id(o) for o in self.outputs if isinstance(o, Node)}
+        col: list[int] = []
+        edges: list[tuple[int, int]] = []
+        boxes = []
+        for i, n in enumerate(self.nodes):
+            ins = [index[id(a)] for a in n.inputs if isinstance(a, Node)]
+            edges += [(j, i) for j in ins]
+            col.append(1 + max((col[j] for j in ins), default=-1) if n.is_compute else 0)
+            kind = n.op if n.op in ("placeholder", "constant", "fused") else "op"
+            boxes.append(DiagramNode(_diagram_label(n), kind, col[i], id(n) in outs))
+        return boxes, edges
+
     def draw(self, ax: Any = None):
-        """A picture of the graph (matplotlib Figure); see :func:`stridegrad.viz.ir.draw_ir`."""
+        """A picture of the graph (matplotlib Figure): :func:`stridegrad.viz.ir.draw_ir`
+        drawing :meth:`diagram`. Only calling it loads ``stridegrad.viz``."""
         from stridegrad.viz.ir import draw_ir
 
         return draw_ir(self, ax=ax)

@@ -32,43 +32,19 @@ class IRBox:
     output: bool
 
 
-def _text(graph: Any, node: Any) -> str:
-    from stridegrad.compile.ir import dtype_name
-
-    ty = f"{dtype_name(node.dtype)}{list(node.shape)}"
-    if node.op == "placeholder":
-        head = node.attrs.get("label", node.name)
-    elif node.op == "fused":
-        from stridegrad.compile import kernels
-
-        expr = kernels.expression(node.attrs["program"],
-                                  [getattr(a, "name", repr(a)) for a in node.inputs])
-        head = f"{node.name} fused\n{expr if len(expr) <= 28 else expr[:25] + '...'}"
-    else:
-        head = f"{node.name} {node.op}"
-    return f"{head}\n{ty}"
-
-
 def ir_layout(graph: Any) -> tuple[list[IRBox], list[tuple[int, int]]]:
-    """Boxes (in graph order) and edges ``(input index, user index)``."""
-    from stridegrad.compile.ir import Node
+    """Boxes (in graph order) and edges ``(input index, user index)``.
 
-    index = {id(n): i for i, n in enumerate(graph.nodes)}
-    col = []
-    edges = []
-    for i, n in enumerate(graph.nodes):
-        ins = [index[id(a)] for a in n.inputs if isinstance(a, Node)]
-        edges += [(j, i) for j in ins]
-        col.append(1 + max((col[j] for j in ins), default=-1) if n.is_compute else 0)
+    The graph gives the data (:meth:`stridegrad.compile.Graph.diagram`: labels, kinds,
+    columns, edges); this places each box in its column, top to bottom.
+    """
+    nodes, edges = graph.diagram()
     rows: dict[int, int] = {}
-    outs = {id(o) for o in graph.outputs if isinstance(o, Node)}
     boxes = []
-    for i, n in enumerate(graph.nodes):
-        r = rows.get(col[i], 0)
-        rows[col[i]] = r + 1
-        kind = n.op if n.op in ("placeholder", "constant", "fused") else "op"
-        boxes.append(IRBox(_text(graph, n), kind, col[i], col[i] * _COL, -r * _ROW,
-                           id(n) in outs))
+    for n in nodes:
+        r = rows.get(n.column, 0)
+        rows[n.column] = r + 1
+        boxes.append(IRBox(n.label, n.kind, n.column, n.column * _COL, -r * _ROW, n.output))
     return boxes, edges
 
 
