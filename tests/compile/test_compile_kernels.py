@@ -43,6 +43,24 @@ def test_numpy_tree_needs_a_second_buffer(rng):
     np.testing.assert_array_equal(out.run(inputs)[0], g.run(inputs)[0])
 
 
+def test_numpy_value_used_twice_by_its_last_user_frees_one_buffer(rng):
+    """``t + t`` frees ``t``'s buffer once: two later steps sharing it gave wrong values."""
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+
+    def fn(a):
+        t = (a.abs() + 1.0).sqrt()
+        u = ((t + t).abs() + 1.0).sqrt()
+        return (-u.abs()).exp() * u + u
+
+    prog, g, out, inputs = _fused(fn, x)
+    plan, _ = K._numpy_plan(prog)
+    where = [b for _, _, b in plan]  # each step's buffer
+    last = {v: k for k, s in enumerate(prog.steps) for kind, v in s[1] if kind == "s"}
+    for j in range(len(plan)):  # no step writes over a value a later step still reads
+        assert all(where[v] != where[j] for v in range(j) if last.get(v, -1) > j), j
+    np.testing.assert_allclose(out.run(inputs)[0], g.run(inputs)[0], rtol=1e-6)
+
+
 def test_numpy_mixed_dtypes_and_broadcasting(rng):
     x = rng.standard_normal((3, 1)).astype(np.float32)
     y = rng.standard_normal((1, 4)).astype(np.float32)

@@ -141,9 +141,10 @@ def _numpy_plan(program: Program) -> tuple[list, list]:
     where: list[int] = []
     out = []
     for j, (op, args, _attrs, shape, dtype) in enumerate(steps):
-        for kind, v in args:
-            if kind == "s" and last.get(v) == j:
-                free.setdefault((steps[v][3], np_dtype(steps[v][4])), []).append(where[v])
+        # a value used twice by its last user (``t + t``) is freed once, or two later
+        # steps would share its buffer
+        for v in dict.fromkeys(v for kind, v in args if kind == "s" and last.get(v) == j):
+            free.setdefault((steps[v][3], np_dtype(steps[v][4])), []).append(where[v])
         key = (shape, np_dtype(dtype))
         pool = free.get(key)
         if pool:
