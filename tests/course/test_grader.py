@@ -161,7 +161,7 @@ def test_failure_reasons_are_named(graded):
 
 
 def test_csv(graded):
-    with open(graded["out"] / "grades.csv", newline="") as f:
+    with open(graded["out"] / STEM / "grades.csv", newline="") as f:
         rows = list(csv.reader(f))
     assert tuple(rows[0]) == CSV_COLUMNS
     body = rows[1:]
@@ -175,19 +175,21 @@ def test_csv(graded):
     # a failed hidden test does not leak its expected value or hint
     bob_hidden = next(r for r in body if r[0] == "bob_untouched" and r[2] == "numel_of_a_big_shape")
     assert bob_hidden[5] == "stub"
-    assert "secret" not in (graded["out"] / "grades.csv").read_text()
+    assert "secret" not in (graded["out"] / STEM / "grades.csv").read_text()
     assert {r[7] for r in body} == {MODE or "off"}
+    assert len({r[8] for r in body}) == 1 and len({r[10] for r in body}) == 1  # one run
 
 
 def test_totals_csv(graded):
-    with open(graded["out"] / "totals.csv", newline="") as f:
+    with open(graded["out"] / STEM / "totals.csv", newline="") as f:
         rows = list(csv.reader(f))
     assert tuple(rows[0]) == TOTALS_COLUMNS
     totals = {r[0]: r for r in rows[1:]}
     assert set(totals) == set(graded["expected"])
     for student, g in graded["grades"].items():
-        assert totals[student][1:] == [STEM, str(g.points), str(g.max_points), g.status,
-                                       MODE or "off"]
+        assert totals[student][1:6] == [STEM, str(g.points), str(g.max_points), g.status,
+                                        MODE or "off"]
+        assert totals[student][7] == g.graded_at
     assert totals["alice_solution"][2:4] == [str(FULL + 2)] * 2
 
 
@@ -199,8 +201,10 @@ def test_a_hanging_notebook_times_out(tmp_path):
                                  "while True:\n    time.sleep(0.01)")
     path = tmp_path / f"{STEM}.ipynb"
     path.write_text(json.dumps(nb))
-    out = run_notebook(path, "01", timeout=4)
-    assert out["status"] == "notebook-timeout" and "did not finish within 4 s" in out["message"]
+    out = run_notebook(path, "01", timeout=8, cell_timeout=8, test_timeout=0.1)
+    limit = 8 + len(CP.tests) * 0.1 + 15
+    assert out["status"] == "notebook-timeout", out
+    assert f"did not finish within {limit:g} s (8 s for its cells" in out["message"]
 
 
 def test_feedback_pages(graded):

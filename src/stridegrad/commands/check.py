@@ -18,10 +18,11 @@ def configure(p):
                         "to check your own copy of that lesson")
     p.add_argument("--lesson", metavar="NN",
                    help="which checkpoint (default: from the file name, NN_slug.ipynb)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                   help="wall-clock limit for the whole notebook (default 120)")
-    p.add_argument("--memory", type=int, default=2048, metavar="MB",
-                   help="memory limit of the notebook's process (default 2048)")
+    from stridegrad.commands.grade import add_limit_flags
+
+    # the grader's limits and extra tests, with its defaults: the same flags as given
+    # to `stridegrad grade` reproduce a student's grade
+    add_limit_flags(p)
 
 
 def find_notebook(which: str) -> Path:
@@ -51,7 +52,7 @@ def find_notebook(which: str) -> Path:
 
 def run(args) -> int:
     from stridegrad.course.checks import CheckResult, load_checkpoint
-    from stridegrad.course.grader import run_notebook
+    from stridegrad.course.grader import GradeError, load_tests, run_notebook
 
     path = find_notebook(args.notebook)
     episode = args.lesson or path.stem.split("_", 1)[0]
@@ -59,8 +60,14 @@ def run(args) -> int:
         checkpoint = load_checkpoint(episode)
     except (LookupError, ValueError) as exc:
         raise CommandError(f"{exc} (pass --lesson NN)") from exc
+    try:
+        load_tests(checkpoint.episode, args.extra_tests)
+    except GradeError as exc:
+        raise CommandError(str(exc)) from None
     print(f"checking {path}", flush=True)
-    out = run_notebook(path, checkpoint.episode, timeout=args.timeout, memory=args.memory)
+    out = run_notebook(path, checkpoint.episode, timeout=args.timeout, memory=args.memory,
+                       extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
+                       test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests)
     if out["status"] != "graded":
         raise CommandError(f"{path}: {out['message']}", code=1)
     for e in out.get("cell_errors", []):

@@ -33,7 +33,12 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["NotebookError", "main", "parse_code_cells", "read_code_cells"]
+__all__ = ["GRADING_ENV", "NotebookError", "add_extra_tests", "main", "parse_code_cells",
+           "read_code_cells"]
+
+#: Set in the worker while the notebook's cells run: ``check()`` then runs no tests
+#: (the grader runs them once, after the last cell).
+GRADING_ENV = "STRIDEGRAD_GRADING"
 
 
 class NotebookError(Exception):
@@ -170,6 +175,27 @@ def _take_stdout() -> int:
     return result_fd
 
 
+def add_extra_tests(checkpoint, extra, *, show: bool = False, name: str = "the extra tests"):
+    """``checkpoint`` with the instructor's ``extra`` tests after its own.
+
+    Extra tests are hidden (feedback shows their name and points only) unless
+    ``show``. A test of an exercise the lesson does not have is an error naming it
+    and the exercises that exist, never a silent 0 for every student.
+    """
+    import dataclasses
+
+    unknown = sorted({t.exercise for t in extra.tests} - set(checkpoint.exercises))
+    if unknown:
+        tests = ", ".join(f"{t.name} ({t.exercise})" for t in extra.tests
+                          if t.exercise in unknown)
+        raise ValueError(f"{name}: lesson {checkpoint.lesson} has no exercise "
+                         f"{', '.join(map(repr, unknown))} (tests {tests}); its exercises are "
+                         f"{', '.join(checkpoint.exercises)}")
+    if not show:
+        extra.tests = [dataclasses.replace(t, hidden=True) for t in extra.tests]
+    return checkpoint.extend(extra)
+
+
 def _load_hidden(extra: dict | None, checkpoint):
     """Add the instructor's tests, sent as source: written to a private file only for
     the time it takes to import them, then removed before the notebook runs."""
@@ -184,7 +210,8 @@ def _load_hidden(extra: dict | None, checkpoint):
     try:
         path = Path(folder) / Path(extra["name"]).name
         path.write_text(extra["source"], encoding="utf-8")
-        return checkpoint.extend(load_checkpoint_file(path))
+        return add_extra_tests(checkpoint, load_checkpoint_file(path),
+                               show=bool(extra.get("show")), name=extra["name"])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -232,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--file-size", type=int, default=None, help="largest file it may write, MB")
     p.add_argument("--open-files", type=int, default=None)
     p.add_argument("--cell-timeout", type=float, default=None)
+    p.add_argument("--cells-timeout", type=float, default=None,
+                   help="seconds for all the cells together; cells after it are not run")
     p.add_argument("--test-timeout", type=float, default=10.0)
     args = p.parse_args(argv)
     started = time.monotonic()
@@ -263,13 +292,23 @@ def main(argv: list[str] | None = None) -> int:
     except (NotebookError, OSError) as exc:
         return write({"status": "invalid-notebook", "message": str(exc), "limits": limits})
 
+    os.environ[GRADING_ENV] = "1"  # check() in a cell runs no tests: they run once, below
     runner = _Runner()
     snapshot = _snapshot()
     errors = []
+    cells_start = time.monotonic()
     for number, source in enumerate(cells):
         if not source.strip():
             continue
-        _alarm(args.cell_timeout)
+        left = (args.cells_timeout - (time.monotonic() - cells_start)
+                if args.cells_timeout else None)
+        if left is not None and left <= 0:
+            errors.append({"cell": number, "error": "not run: the cells before it used up "
+                                                    f"the notebook's {args.cells_timeout:g} s"})
+            continue
+        limit = min(x for x in (args.cell_timeout, left) if x) if (args.cell_timeout or left) \
+            else None
+        _alarm(limit)
         try:
             problem = runner.run(source, number)
         except _CellTimeout:
@@ -278,7 +317,10 @@ def main(argv: list[str] | None = None) -> int:
             _disarm()
         if problem is not None:
             if problem.startswith("_CellTimeout"):
-                problem = f"did not finish within {args.cell_timeout:g} s and was stopped"
+                problem = (f"did not finish within {args.cell_timeout:g} s and was stopped"
+                           if limit == args.cell_timeout else
+                           f"was stopped: the cells used up the notebook's "
+                           f"{args.cells_timeout:g} s")
             errors.append({"cell": number, "error": problem})
 
     changed = _tampered(snapshot)

@@ -24,15 +24,23 @@ that patches ``expect`` gets "tampered" too). Code that digs the token or the
 hidden tests out of its own process's memory is not stopped (see the README's
 threat model).
 
-Outputs: ``OUT/grades.csv`` (:data:`CSV_COLUMNS`, one row per student per
-test), ``OUT/totals.csv`` (:data:`TOTALS_COLUMNS`, one row per student) and
-``OUT/feedback/<student>/<assignment>.html``.
+Outputs (:mod:`stridegrad.course.gradebook`): ``OUT/<assignment>/grades.csv``
+(:data:`CSV_COLUMNS`, a row per student per test), ``OUT/<assignment>/totals.csv``
+(:data:`TOTALS_COLUMNS`, a row per student), both with the run, time and tests
+hash of each result; ``OUT/gradebook.csv`` (a row per student, a column per
+lesson, the total); ``OUT/feedback/<student>/<assignment>.html``. A run replaces
+only the results of the students it graded, in its own lesson.
+
+Grading semantics: every code cell runs in order, as JupyterLab's Run All
+(a cell that fails or runs past its limit is skipped), ``check()`` calls in the
+notebook run no tests, and then the checkpoint's tests run once, each with its
+own time limit, on the *final* definitions in the notebook's globals.
 """
 
 from __future__ import annotations
 
 import base64
-import csv
+import datetime
 import html
 import json
 import os
@@ -54,6 +62,19 @@ from stridegrad.course.checks import (
     load_checkpoint,
     load_checkpoint_file,
 )
+from stridegrad.course.gradebook import (
+    GRADES_COLUMNS,
+    ROSTER,
+    TOTALS_COLUMNS,
+    RecordError,
+    build_gradebook,
+    check_records,
+    merge_rows,
+    read_roster,
+    read_rows,
+    tests_hash,
+    write_rows,
+)
 from stridegrad.course.report import rows_html
 from stridegrad.course.sandbox import (
     Limits,
@@ -72,13 +93,17 @@ __all__ = [
     "GradeError",
     "StudentGrade",
     "grade",
+    "load_tests",
     "run_notebook",
 ]
 
-CSV_COLUMNS = ("student", "assignment", "test", "points", "max_points", "status", "message",
-               "sandbox")
+CSV_COLUMNS = GRADES_COLUMNS
 DEFAULT_LIMITS = Limits()
-TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "status", "sandbox")
+#: Defaults of the time limits, in seconds (shown by ``--help``).
+TIMEOUT = 120.0
+TEST_TIMEOUT = 10.0
+#: Time the worker gets past its cells and tests (start-up, diagnosis, the result).
+_SLACK = 15.0
 
 #: Statuses of a whole notebook that could not be graded (its rows all get them).
 NOTEBOOK_STATUSES = {
@@ -104,6 +129,7 @@ class StudentGrade:
     rows: list[Row] = field(default_factory=list)
     cell_errors: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    graded_at: str = ""
 
     @property
     def points(self) -> int:
@@ -182,20 +208,41 @@ def _last_json(data: bytes):
         return None
 
 
-def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
+def load_tests(episode: str, extra_tests: Path | None = None, *,
+               show_extra_tests: bool = False) -> Checkpoint:
+    """The checkpoint the worker will run: the lesson's, plus the extra tests (hidden
+    unless ``show_extra_tests``); :class:`GradeError` naming what is wrong."""
+    from stridegrad.course._worker import add_extra_tests
+
+    try:
+        checkpoint = load_checkpoint(episode)
+        if extra_tests:
+            checkpoint = add_extra_tests(checkpoint, load_checkpoint_file(extra_tests),
+                                         show=show_extra_tests, name=str(extra_tests))
+    except Exception as exc:
+        raise GradeError(str(exc)) from None
+    return checkpoint
+
+
+def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
                  memory: int | None = 2048, extra_tests: Path | None = None,
-                 cell_timeout: float | None = None, sandbox: Sandbox | None = None,
+                 cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
+                 show_extra_tests: bool = False, sandbox: Sandbox | None = None,
                  limits: Limits = DEFAULT_LIMITS) -> dict:
     """Run ``notebook`` and its checkpoint in a worker process, in ``sandbox`` if given.
 
+    ``timeout`` is for the notebook's cells together (a cell after it is not run),
+    ``cell_timeout`` for each cell (default half of ``timeout``), ``test_timeout``
+    for each test: a function that loops costs its own tests only. The worker is
+    killed when it runs past all of them together (a cell that ignores the alarm).
     The notebook and the hidden tests reach the worker on its stdin only.
     Returns the worker's JSON (``status == "graded"`` with a ``result``), or a
     dict with ``status`` in :data:`NOTEBOOK_STATUSES` and a ``message``.
     """
-    # soft limits inside the worker leave time for the checkpoint after a stuck cell
     if cell_timeout is None:
         cell_timeout = max(1.0, timeout * 0.5)
-    test_timeout = max(0.5, min(10.0, timeout / 10))
+    n_tests = len(load_tests(episode, extra_tests).tests)
+    deadline = timeout + n_tests * test_timeout + _SLACK
     try:
         raw = Path(notebook).read_bytes()
     except OSError as exc:
@@ -204,10 +251,11 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
     message: dict = {"token": token, "name": Path(notebook).name,
                "notebook": base64.b64encode(raw).decode("ascii"), "extra_tests": None}
     if extra_tests:
-        message["extra_tests"] = {"name": Path(extra_tests).name,
+        message["extra_tests"] = {"name": Path(extra_tests).name, "show": show_extra_tests,
                                   "source": Path(extra_tests).read_text(encoding="utf-8")}
     cmd = [sys.executable, "-m", "stridegrad.course._worker", "--episode", episode,
-           "--cell-timeout", f"{cell_timeout:g}", "--test-timeout", f"{test_timeout:g}",
+           "--cell-timeout", f"{cell_timeout:g}", "--cells-timeout", f"{timeout:g}",
+           "--test-timeout", f"{test_timeout:g}",
            "--file-size", str(limits.file_size_mb), "--open-files", str(limits.open_files)]
     if memory:
         cmd += ["--memory", str(memory)]
@@ -233,12 +281,14 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = 120.0,
             except OSError as exc:
                 return {"status": "crashed", "seconds": 0.0,
                         "message": f"the grader could not start the notebook's process: {exc}"}
-            code, out = _talk(proc, (json.dumps(message) + "\n").encode(), timeout)
+            code, out = _talk(proc, (json.dumps(message) + "\n").encode(), deadline)
         seconds = round(time.monotonic() - start, 3)
         if code is None:
             return {"status": "notebook-timeout", "seconds": seconds,
-                    "message": f"the notebook did not finish within {timeout:g} s "
-                               "(an endless loop, or a very slow cell?)"}
+                    "message": f"the notebook did not finish within {deadline:g} s "
+                               f"({timeout:g} s for its cells, {n_tests} tests of "
+                               f"{test_timeout:g} s, {_SLACK:g} s to start): a cell that "
+                               "ignores the time limit?"}
         result = _last_json(out)
         if isinstance(result, dict) and result.get("token") == token:
             return result
@@ -264,7 +314,18 @@ def _rows_for_failure(checkpoint: Checkpoint, status: str, message: str) -> list
                 hidden=t.hidden) for t in checkpoint.tests]
 
 
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint, **run) -> StudentGrade:
+    g = _grade_notebook(student_dir, assignment, checkpoint, **run)
+    g.graded_at = _now()
+    return g
+
+
+def _grade_notebook(student_dir: Path, assignment: str, checkpoint: Checkpoint,
+                    **run) -> StudentGrade:
     student = student_dir.name
     expected = student_dir / assignment / f"{assignment}.ipynb"
     if not expected.is_file():
@@ -296,7 +357,7 @@ def _csv_message(row: Row) -> str:
     return row.message
 
 
-def _feedback_html(g: StudentGrade) -> str:
+def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
     esc = html.escape
     errors = "".join(f"<li>cell {e['cell']}: <code>{esc(e['error'])}</code></li>"
                      for e in g.cell_errors)
@@ -310,6 +371,9 @@ def _feedback_html(g: StudentGrade) -> str:
 <p>Notebook: {esc(NOTEBOOK_STATUSES.get(g.status, g.status))}: {esc(g.message)}</p>
 {f"<p>Cells that raised an error (skipped, as in Run All):</p><ul>{errors}</ul>" if errors else ""}
 {rows_html(g.rows)}
+<p style="color:#666;font-size:0.9em">Graded {esc(g.graded_at)} (run {esc(run_id)}, tests
+{esc(digest)}). The tests ran once, after all the cells, on the notebook's final
+definitions; a test marked hidden shows its name and points only.</p>
 </body></html>
 """
 
@@ -346,67 +410,115 @@ def _sandbox_for(sandbox: bool | str | Sandbox) -> Sandbox | None:
                          "with your own rights (only for code you trust)") from None
 
 
-def _write_csvs(out: Path, grades: list[StudentGrade], mode: str) -> None:
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(CSV_COLUMNS)
-        for g in grades:
-            for r in g.rows:
-                writer.writerow([g.student, g.assignment, r.test, r.points, r.max_points,
-                                 r.status, _csv_message(r), mode])
-    with open(out / "totals.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(TOTALS_COLUMNS)
-        for g in grades:
-            writer.writerow([g.student, g.assignment, g.points, g.max_points, g.status, mode])
+def _out_inside(out: Path, submitted: Path) -> bool:
+    out, submitted = out.resolve(), submitted.resolve()
+    return out == submitted or submitted in out.parents
 
 
-def grade(submitted: Path, episode: str, out: Path, *, timeout: float = 120.0,
+def _select(students: list[Path], names: list[str] | None, submitted: Path) -> list[Path]:
+    if not names:
+        return students
+    by_name = {s.name: s for s in students}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        shown = ", ".join(sorted(by_name)[:10]) + (", ..." if len(by_name) > 10 else "")
+        raise GradeError(f"--student {', '.join(unknown)}: no such student folder in "
+                         f"{submitted} (its students: {shown})")
+    return [by_name[n] for n in dict.fromkeys(names)]
+
+
+def _write_results(out: Path, assignment: str, grades: list[StudentGrade], *, mode: str,
+                   run_id: str, digest: str) -> list[dict]:
+    """Merge this run's results into ``OUT/<assignment>/``; the lesson's totals rows."""
+    folder = out / assignment
+    run = {"sandbox": mode, "run_id": run_id, "tests_hash": digest}
+    graded = {g.student for g in grades}
+    tests = [{"student": g.student, "assignment": g.assignment, "test": r.test,
+              "points": r.points, "max_points": r.max_points, "status": r.status,
+              "message": _csv_message(r), "graded_at": g.graded_at, **run}
+             for g in grades for r in g.rows]
+    totals = [{"student": g.student, "assignment": g.assignment, "points": g.points,
+               "max_points": g.max_points, "status": g.status, "graded_at": g.graded_at,
+               **run} for g in grades]
+    try:
+        old_tests = read_rows(folder / "grades.csv", GRADES_COLUMNS)
+        old_totals = read_rows(folder / "totals.csv", TOTALS_COLUMNS)
+    except RecordError as exc:
+        raise GradeError(str(exc)) from None
+    write_rows(folder / "grades.csv", GRADES_COLUMNS, merge_rows(old_tests, tests, graded))
+    merged = merge_rows(old_totals, totals, graded)
+    write_rows(folder / "totals.csv", TOTALS_COLUMNS, merged)
+    return merged
+
+
+def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
           memory: int | None = 2048, jobs: int = 1, extra_tests: Path | None = None,
-          cell_timeout: float | None = None, sandbox: bool | str | Sandbox = True,
+          cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
+          show_extra_tests: bool = False, students: list[str] | None = None,
+          roster: Path | None = None, sandbox: bool | str | Sandbox = True,
           limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print) -> list[StudentGrade]:
-    """Grade every student's notebook of one lesson; write the CSVs and feedback files.
+    """Grade the students' notebooks of one lesson; merge the results into ``out``.
 
+    ``students``: grade only these (folder names); the others' results stay.
+    ``roster``: a file of student names, one a line, kept as ``OUT/roster.txt``:
+    the gradebook lists them all, with 0 and "no submission" where they have no result.
     ``sandbox``: True (the default) runs each notebook in the first sandbox that
     works here and refuses to grade if none does; ``"bwrap"`` or ``"unshare"``
     picks one (or a :class:`~stridegrad.course.sandbox.Sandbox`, as is); False runs the
     notebooks with the caller's rights, and says so.
     """
-    if timeout <= 0:
-        raise GradeError(f"--timeout must be positive, got {timeout}")
-    if cell_timeout is not None and cell_timeout <= 0:
-        raise GradeError(f"--cell-timeout must be positive, got {cell_timeout}")
+    submitted, out = Path(submitted), Path(out)
+    for flag, value in (("--timeout", timeout), ("--cell-timeout", cell_timeout),
+                        ("--test-timeout", test_timeout)):
+        if value is not None and value <= 0:
+            raise GradeError(f"{flag} must be positive, got {value}")
     if jobs < 1:
         raise GradeError(f"--jobs must be at least 1, got {jobs}")
     if memory is not None and memory < 64:
         raise GradeError(f"--memory is in MB and must be at least 64, got {memory}")
+    if _out_inside(out, submitted):
+        raise GradeError(f"--out {out} is inside the submissions folder {submitted}: the "
+                         "grader's files would be graded as a student's; put --out elsewhere "
+                         f"(e.g. {submitted.resolve().parent / 'graded'})")
+    checkpoint = load_tests(episode, extra_tests, show_extra_tests=show_extra_tests)
     try:
-        checkpoint = load_checkpoint(episode)
-        if extra_tests:
-            checkpoint = checkpoint.extend(load_checkpoint_file(extra_tests))
-    except Exception as exc:
+        names = read_roster(roster) if roster else None
+        check_records(out)
+    except RecordError as exc:
         raise GradeError(str(exc)) from None
     assignment = checkpoint.lesson
-    students = _discover(Path(submitted), assignment)
+    folders = _select(_discover(submitted, assignment), students, submitted)
     box = _sandbox_for(sandbox)
     mode = box.launcher if box else "off"
     try:
         (out / "feedback").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GradeError(f"cannot write to {out}: {exc}") from None
+    digest = tests_hash(checkpoint.episode,
+                        Path(extra_tests).read_bytes() if extra_tests else None)
+    run_id = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+              + "-" + secrets.token_hex(2))
 
     start = time.monotonic()
     run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
-           "cell_timeout": cell_timeout, "sandbox": box, "limits": limits}
+           "cell_timeout": cell_timeout, "test_timeout": test_timeout,
+           "show_extra_tests": show_extra_tests, "sandbox": box, "limits": limits}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        grades = list(pool.map(lambda d: _grade_one(d, assignment, checkpoint, **run), students))
+        grades = list(pool.map(lambda d: _grade_one(d, assignment, checkpoint, **run), folders))
     elapsed = time.monotonic() - start
 
-    _write_csvs(out, grades, mode)
+    totals = _write_results(out, assignment, grades, mode=mode, run_id=run_id, digest=digest)
+    if names is not None:
+        (out / ROSTER).write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
+    try:
+        book_path, book = build_gradebook(out)
+    except RecordError as exc:
+        raise GradeError(str(exc)) from None
     for g in grades:
         folder = out / "feedback" / g.student
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{g.assignment}.html").write_text(_feedback_html(g), encoding="utf-8")
+        (folder / f"{g.assignment}.html").write_text(_feedback_html(g, run_id, digest),
+                                                     encoding="utf-8")
 
     unsafe = "" if box else "  [no sandbox]"
     width = max(len("student"), *(len(g.student) for g in grades))
@@ -415,10 +527,22 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = 120.0,
         score = f"{g.points}/{g.max_points}"
         note = g.message if g.status != "graded" or g.cell_errors else ""
         log(f"{g.student.ljust(width)}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
+    stale = sorted(r["student"] for r in totals if r["tests_hash"] != digest)
+    if stale:
+        log(f"warning: {len(stale)} student{'s' if len(stale) != 1 else ''} of {assignment} "
+            f"were graded with other tests than this run's ({digest}): "
+            f"{', '.join(stale[:10])}{', ...' if len(stale) > 10 else ''}; "
+            "the gradebook notes them (grade without --student to regrade all)")
+    absent = [row["student"] for row in book if "no submission" in row["notes"]]
+    if absent:
+        log(f"no submission: {', '.join(absent[:10])}{', ...' if len(absent) > 10 else ''}")
     log(f"sandbox: {box.launcher} (namespaces: user, mount, pid, net, ipc; "
         f"{limits.processes} processes, {limits.disk_mb} MB of /tmp)" if box else
         "sandbox: OFF (--no-sandbox): every notebook ran with your rights")
+    kept = len(totals) - len(grades)
     log(f"graded {len(grades)} notebook{'s' if len(grades) != 1 else ''} of {assignment} in "
-        f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}); wrote {out / 'grades.csv'}, "
-        f"{out / 'totals.csv'} and {out / 'feedback'}/")
+        f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}, run {run_id}"
+        + (f"; kept {kept} earlier result{'s' if kept != 1 else ''}" if kept else "")
+        + f"); wrote {out / assignment}/grades.csv and totals.csv, {book_path} "
+        f"({len(book)} students) and {out / 'feedback'}/")
     return grades

@@ -1,0 +1,230 @@
+"""The gradebook accumulates: regrading one student or grading another lesson into the
+same ``--out`` keeps every other result; hidden tests stay hidden; a looping function
+costs its own tests only; ``stridegrad check`` reproduces a student's grade."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stridegrad.cli import main as cli
+from stridegrad.course.checks import load_checkpoint
+from stridegrad.course.gradebook import RecordError, merge_rows, read_roster
+from stridegrad.course.grader import GradeError, grade
+
+from .conftest import ROOT
+from .test_grader import MODE, STEM, _replace_exercise, _solution, _with_cell
+
+CP = load_checkpoint("01")
+FULL = CP.max_points
+CP0 = load_checkpoint("00")
+STEM0 = CP0.lesson
+EXTRA = (
+    "from stridegrad.course import Checkpoint, expect\n"
+    "checkpoint = Checkpoint('01_flat_storage')\n"
+    "@checkpoint.test('numel', points=2, hint='secret hint')\n"
+    "def numel_of_an_odd_shape(numel):\n"
+    "    expect(numel, (7, 11, 13), returns=1001)\n")
+LOOPS = "def numel(shape):\n    while True:\n        pass\n"
+# if check() ran the tests while grading, this cell would fail (rows) or be stopped (time)
+CHECK_CELL = ("from stridegrad.course import check\n"
+              "r = check('01')\n"
+              "assert r.rows == [], 'check() ran the tests while grading'")
+LIMITS = {"timeout": 60, "cell_timeout": 6, "test_timeout": 1, "sandbox": MODE,
+          "log": lambda s: None}
+
+
+def _write(path: Path, nb: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def _csv(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("gradebook")
+    sub, out = base / "submitted", base / "graded"
+    _write(sub / "alice" / STEM / f"{STEM}.ipynb", _solution())
+    wrong = _replace_exercise(_solution(), "numel", "def numel(shape):\n    return 0\n")
+    bob = _write(sub / "bob" / STEM / f"{STEM}.ipynb", wrong)
+    shutil.copy(bob, base / f"{STEM}.ipynb")  # bob's first submission, for `check`
+    carol = _with_cell(_replace_exercise(_solution(), "numel", LOOPS), CHECK_CELL, at=-1)
+    _write(sub / "carol" / STEM / f"{STEM}.ipynb", carol)
+    extra = base / "hidden.py"
+    extra.write_text(EXTRA)
+    roster = base / "roster.txt"
+    roster.write_text("alice\nbob\n# late enrolment\ncarol\ndave\n")
+
+    first = {g.student: g for g in grade(sub, "01", out, jobs=2, extra_tests=extra,
+                                         roster=roster, **LIMITS)}
+    after_first = {r["student"]: r for r in _csv(out / STEM / "totals.csv")}
+    book_first = {r["student"]: r for r in _csv(out / "gradebook.csv")}
+    # bob resubmits; only he is regraded
+    _write(sub / "bob" / STEM / f"{STEM}.ipynb", _solution())
+    logs: list[str] = []
+    grade(sub, "01", out, extra_tests=extra, students=["bob"], **{**LIMITS, "log": logs.append})
+    after_regrade = {r["student"]: r for r in _csv(out / STEM / "totals.csv")}
+    # a second lesson into the same folder, alice only submitted it
+    shutil.copy(ROOT / "solutions" / f"{STEM0}.ipynb",
+                _write(sub / "alice" / STEM0 / f"{STEM0}.ipynb", {}))
+    grade(sub, "00", out, **LIMITS)
+    return {"base": base, "sub": sub, "out": out, "extra": extra, "first": first,
+            "after_first": after_first, "book_first": book_first,
+            "after_regrade": after_regrade, "regrade_log": logs}
+
+
+def test_first_run_has_the_whole_roster(runs):
+    book = runs["book_first"]
+    assert list(book) == ["alice", "bob", "carol", "dave"]
+    assert book["dave"]["01_flat_storage"] == "0" and book["dave"]["total"] == "0"
+    assert book["dave"]["notes"] == f"{STEM}: no submission"
+    assert book["alice"]["total"] == book["alice"]["max_total"] == str(FULL + 2)
+    assert book["alice"]["notes"] == ""
+
+
+def test_regrading_one_student_keeps_the_others(runs):
+    before, after = runs["after_first"], runs["after_regrade"]
+    assert set(after) == {"alice", "bob", "carol"}
+    for student in ("alice", "carol"):
+        assert after[student] == before[student]  # same points, same run, same time
+    assert after["bob"]["run_id"] != before["bob"]["run_id"]
+    assert after["bob"]["graded_at"] >= before["bob"]["graded_at"]
+    assert int(before["bob"]["points"]) < int(after["bob"]["points"]) == FULL + 2
+    tests = _csv(runs["out"] / STEM / "grades.csv")
+    assert [r["student"] for r in tests] == sorted(r["student"] for r in tests)
+    assert {r["student"] for r in tests} == {"alice", "bob", "carol"}
+    assert len(tests) == 3 * (len(CP.tests) + 1)
+    assert any("kept 2 earlier results" in line for line in runs["regrade_log"])
+
+
+def test_a_second_lesson_keeps_the_first(runs):
+    out = runs["out"]
+    assert {r["student"]: r for r in _csv(out / STEM / "totals.csv")} == runs["after_regrade"]
+    book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
+    assert list(next(iter(book.values()))) == ["student", STEM0, STEM, "total", "max_total",
+                                                "notes"]
+    assert book["alice"][STEM0] == str(CP0.max_points)
+    assert book["alice"]["total"] == str(CP0.max_points + FULL + 2)
+    assert book["alice"]["max_total"] == str(CP0.max_points + FULL + 2)
+    # bob has a folder but no lesson 00 notebook; dave is only on the roster
+    assert book["bob"]["notes"] == f"{STEM0}: no submission"
+    assert book["dave"]["notes"] == f"{STEM0}: no submission; {STEM}: no submission"
+
+
+def test_every_result_records_its_run_and_tests(runs):
+    totals = runs["after_regrade"]
+    digests = {r["tests_hash"] for r in totals.values()}
+    assert len(digests) == 1 and len(digests.pop()) == 16
+    assert all(r["graded_at"].endswith("+00:00") for r in totals.values())
+    lesson0 = _csv(runs["out"] / STEM0 / "totals.csv")
+    assert lesson0[0]["tests_hash"] not in {r["tests_hash"] for r in totals.values()}
+
+
+def test_a_looping_function_costs_its_own_tests(runs):
+    carol = runs["first"]["carol"]
+    # the cells that call numel and offset_to_index are stopped, the check() cells are not
+    assert carol.status == "graded"
+    assert [e["error"] for e in carol.cell_errors] == \
+        ["did not finish within 6 s and was stopped"] * 2, carol.cell_errors
+    looped = {r.exercise for r in carol.rows if r.status == "timeout"}
+    assert looped == {"numel", "offset_to_index"}  # offset_to_index calls numel
+    assert carol.points == FULL - CP.points_for("numel") - CP.points_for("offset_to_index")
+    page = (runs["out"] / "feedback" / "carol" / f"{STEM}.html").read_text()
+    assert "numel did not finish within 1 s" in page
+
+
+def test_hidden_tests_show_name_and_points_only(runs):
+    page = (runs["out"] / "feedback" / "bob" / f"{STEM}.html").read_text()
+    assert "numel_of_an_odd_shape (hidden test)" in page
+    assert runs["first"]["bob"].rows[-1].status == "fail"
+    for secret in ("1001", "(7, 11, 13)", "secret hint"):
+        assert secret not in page
+
+
+def test_check_reproduces_the_grade(runs, capsys):
+    bob = runs["after_first"]["bob"]
+    args = ["check", str(runs["base"] / f"{STEM}.ipynb"), "--extra-tests", str(runs["extra"]),
+            "--timeout", "60", "--cell-timeout", "6", "--test-timeout", "1"]
+    assert cli(args) == 1
+    out = capsys.readouterr().out
+    assert f": {bob['points']}/{bob['max_points']} points" in out
+    assert "numel_of_an_odd_shape (hidden test)" in out and "1001" not in out
+    assert cli([*args, "--show-extra-tests"]) == 1
+    assert "1001" in capsys.readouterr().out  # the same test, shown
+
+
+def test_a_stale_result_is_noted(runs, tmp_path):
+    out = tmp_path / "graded"
+    shutil.copytree(runs["out"], out)
+    logs: list[str] = []
+    grade(runs["sub"], "01", out, students=["alice"], **{**LIMITS, "log": logs.append})
+    book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
+    assert "graded with other tests" in book["bob"]["notes"]
+    assert "graded with other tests" not in book["alice"]["notes"]
+    assert any(line.startswith("warning: 2 students of") for line in logs)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--out", "{sub}/graded"], "--out {sub}/graded is inside the submissions folder {sub}"),
+    (["--out", "{sub}"], "is inside the submissions folder"),
+    (["--student", "zed", "--student", "alice"],
+     "--student zed: no such student folder in {sub} (its students: alice, bob, carol)"),
+    (["--roster", "{base}/dup.txt"], "lists 'bob' twice (lines 1 and 3)"),
+    (["--extra-tests", "{base}/typo.py"],
+     "lesson 01_flat_storage has no exercise 'nmel' (tests big (nmel)); its exercises are "
+     "numel, contiguous_strides, index_to_offset, offset_to_index"),
+    (["--test-timeout", "0"], "--test-timeout must be positive, got 0"),
+])
+def test_bad_input_is_refused_before_grading(runs, tmp_path, capsys, extra, message):
+    (runs["base"] / "dup.txt").write_text("bob\nalice\nbob\n")
+    (runs["base"] / "typo.py").write_text(EXTRA.replace("'numel', points=2", "'nmel'")
+                                          .replace("numel_of_an_odd_shape(numel)", "big(nmel)"))
+    names = {"sub": runs["sub"], "base": runs["base"]}
+    args = ["grade", str(runs["sub"]), "--lesson", "01", "--out", str(tmp_path / "o"),
+            *(a.format(**names) for a in extra)]
+    assert cli(args) == 2
+    assert message.format(**names) in capsys.readouterr().err
+    assert not (tmp_path / "o" / "gradebook.csv").exists()
+
+
+def test_check_refuses_a_typo_in_the_extra_tests(runs, capsys):
+    (runs["base"] / "typo2.py").write_text(EXTRA.replace("'numel', points=2", "'nmel'"))
+    assert cli(["check", str(runs["base"] / f"{STEM}.ipynb"), "--extra-tests",
+                str(runs["base"] / "typo2.py")]) == 2
+    assert "has no exercise 'nmel'" in capsys.readouterr().err
+
+
+def test_a_foreign_csv_in_out_is_refused(runs, tmp_path):
+    (tmp_path / STEM).mkdir()
+    (tmp_path / STEM / "totals.csv").write_text("name,score\nalice,3\n")
+    with pytest.raises(GradeError, match=r"totals.csv has the columns \['name', 'score'\]"):
+        grade(runs["sub"], "01", tmp_path, students=["alice"], **LIMITS)
+
+
+def test_merge_rows_replaces_only_the_graded():
+    old = [{"student": "a", "x": 1}, {"student": "b", "x": 1}, {"student": "b", "x": 2}]
+    new = [{"student": "b", "x": 3}, {"student": "c", "x": 4}]
+    assert merge_rows(old, new, {"b", "c"}) == [{"student": "a", "x": 1},
+                                                 {"student": "b", "x": 3},
+                                                 {"student": "c", "x": 4}]
+
+
+def test_roster_errors(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("\n# nobody\n")
+    with pytest.raises(RecordError, match="lists no students"):
+        read_roster(path)
+    path.write_text("alice\n../etc\n")
+    with pytest.raises(RecordError, match=r"line 2: '../etc' is not a student folder name"):
+        read_roster(path)
+    with pytest.raises(RecordError, match="cannot read the roster"):
+        read_roster(tmp_path / "missing.txt")
