@@ -14,6 +14,7 @@ import pytest
 from stridegrad.cli import main as cli
 from stridegrad.course.checks import load_checkpoint
 from stridegrad.course.gradebook import RecordError, merge_rows, read_roster
+from stridegrad.course import grader
 from stridegrad.course.grader import GradeError, grade
 
 from .conftest import ROOT
@@ -228,3 +229,33 @@ def test_roster_errors(tmp_path):
         read_roster(path)
     with pytest.raises(RecordError, match="cannot read the roster"):
         read_roster(tmp_path / "missing.txt")
+
+
+def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
+    """Ctrl-C after the first result (raised by the progress callback, as the terminal's
+    SIGINT would be in the main thread): the hanging notebook's worker is killed at once
+    and the finished result is written."""
+    sub = tmp_path / "sub"
+    (_write(sub / "amy" / STEM / f"{STEM}.ipynb", {}).write_text("{not json"))
+    _write(sub / "zoe" / STEM / f"{STEM}.ipynb", _with_cell(
+        _solution(), "import signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                     "while True:\n    time.sleep(0.01)", at=1))
+    lines: list[str] = []
+    seen: list = []
+
+    def interrupt(line):
+        lines.append(line)
+        with grader._LIVE_LOCK:
+            seen.extend(grader._LIVE)  # zoe's worker, still running
+        raise KeyboardInterrupt
+
+    logs: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        grade(sub, "01", tmp_path / "out", jobs=2, timeout=600, cell_timeout=600,
+              sandbox=MODE, log=logs.append, progress=interrupt)
+    assert lines[0].startswith("[1/2] amy: 0/") and "invalid-notebook" in lines[0]
+    assert len(seen) == 1 and seen[0].poll() is not None  # killed, not left behind
+    assert not grader._LIVE
+    assert "interrupted: stopped 1 running notebook; writing the 1 of 2 finished" in logs
+    totals = _csv(tmp_path / "out" / STEM / "totals.csv")
+    assert [(r["student"], r["status"]) for r in totals] == [("amy", "invalid-notebook")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -216,6 +217,11 @@ def test_feedback_pages(graded):
     assert "numel_of_a_big_shape (hidden test)" in alice and "secret hint" not in alice
     erin = (graded["out"] / "feedback" / "erin_syntax_error" / f"{STEM}.html").read_text()
     assert "SyntaxError" in erin
+    carol = (graded["out"] / "feedback" / "carol_stuck_cell" / f"{STEM}.html").read_text()
+    assert re.search(r"<b>cell \[\d+\] while True:</b>: <code>did not finish within 3 s", carol)
+    # a whole-notebook problem is said once, at the top, with what to do
+    frank = (graded["out"] / "feedback" / "frank_invalid_json" / f"{STEM}.html").read_text()
+    assert frank.count("not valid JSON") == 1 and "re-save it in JupyterLab" in frank
 
 
 def test_submissions_are_never_modified(graded):
@@ -292,5 +298,8 @@ def test_check_command(capsys):
     assert f"{FULL}/{FULL} points, all passed" in capsys.readouterr().out
     assert cli(["check", str(ROOT / "lessons" / f"{STEM}.ipynb")]) == 1
     out = capsys.readouterr().out
-    assert "0/27 points" in out and "numel (6 tests)" in out and "cell 4 raised NotImplemented" in out
+    assert "0/27 points" in out and "numel (6 tests)" in out
+    # cells named as JupyterLab numbers them after Run All, with their first line
+    assert re.search(r"^cell \[5\] numel\(\(2, 3, 4\)\).*\n    raised NotImplementedError", out,
+                     re.MULTILINE), out
     assert cli(["check", "nowhere.ipynb"]) == 2

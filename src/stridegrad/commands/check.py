@@ -52,7 +52,7 @@ def find_notebook(which: str) -> Path:
 
 def run(args) -> int:
     from stridegrad.course.checks import CheckResult, load_checkpoint
-    from stridegrad.course.grader import GradeError, load_tests, run_notebook
+    from stridegrad.course.grader import GradeError, cell_name, load_tests, run_notebook
 
     path = find_notebook(args.notebook)
     episode = args.lesson or path.stem.split("_", 1)[0]
@@ -71,7 +71,7 @@ def run(args) -> int:
     if out["status"] != "graded":
         raise CommandError(f"{path}: {out['message']}", code=1)
     for e in out.get("cell_errors", []):
-        print(f"cell {e['cell']} raised {e['error']}")
+        print(f"{cell_name(e)}\n    raised {e['error']}")
     result = CheckResult.from_dict(out["result"])
     print(result)
     return 0 if result.passed else 1

@@ -63,14 +63,24 @@ def configure(p):
 
 
 def run(args) -> int:
+    import sys
+
     from stridegrad.commands import CommandError
     from stridegrad.course.grader import GradeError, grade
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
 
     try:
         grade(args.submitted, args.lesson, args.out, timeout=args.timeout, memory=args.memory,
               jobs=args.jobs, extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
               test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests,
-              students=args.student, roster=args.roster, sandbox=args.sandbox)
+              students=args.student, roster=args.roster, sandbox=args.sandbox,
+              progress=progress)
     except GradeError as exc:
         raise CommandError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("stridegrad grade: interrupted (the results finished before are written)",
+              file=sys.stderr)
+        return 130
     return 0

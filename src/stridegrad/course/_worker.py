@@ -45,6 +45,18 @@ class NotebookError(Exception):
     """The file is not a notebook we can read."""
 
 
+#: The most of a cell's error message, and of its source, that the result carries.
+_ERROR_CHARS = 2000
+
+
+def _cell_error(number: int, run: int, source: str, error: str) -> dict:
+    """A cell's error as the feedback shows it: ``run`` is the execution count JupyterLab
+    shows after Run All on a fresh kernel (``[run]``), with the cell's first line."""
+    first = next((ln.strip() for ln in source.splitlines() if ln.strip()), "")
+    return {"cell": number, "run": run, "first_line": first[:100],
+            "source": source[:_ERROR_CHARS], "error": error}
+
+
 class _CellTimeout(BaseException):
     """A cell ran past its time limit (BaseException: not caught by ``except Exception``)."""
 
@@ -123,14 +135,14 @@ class _Runner:
             err = result.error_before_exec or result.error_in_exec
             if err is None:
                 return None
-            return f"{type(err).__name__}: {str(err)[:200]}"
+            return f"{type(err).__name__}: {str(err)[:_ERROR_CHARS]}"
         try:
             code = compile(source, f"<cell {number}>", "exec")
             exec(code, self.namespace)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            return f"{type(exc).__name__}: {str(exc)[:200]}"
+            return f"{type(exc).__name__}: {str(exc)[:_ERROR_CHARS]}"
         return None
 
 
@@ -297,14 +309,16 @@ def main(argv: list[str] | None = None) -> int:
     snapshot = _snapshot()
     errors = []
     cells_start = time.monotonic()
+    run = 0
     for number, source in enumerate(cells):
         if not source.strip():
             continue
+        run += 1
         left = (args.cells_timeout - (time.monotonic() - cells_start)
                 if args.cells_timeout else None)
         if left is not None and left <= 0:
-            errors.append({"cell": number, "error": "not run: the cells before it used up "
-                                                    f"the notebook's {args.cells_timeout:g} s"})
+            errors.append(_cell_error(number, run, source, "not run: the cells before it "
+                                      f"used up the notebook's {args.cells_timeout:g} s"))
             continue
         limit = min(x for x in (args.cell_timeout, left) if x) if (args.cell_timeout or left) \
             else None
@@ -321,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                            if limit == args.cell_timeout else
                            f"was stopped: the cells used up the notebook's "
                            f"{args.cells_timeout:g} s")
-            errors.append({"cell": number, "error": problem})
+            errors.append(_cell_error(number, run, source, problem))
 
     changed = _tampered(snapshot)
     result = None if changed else run_checkpoint(checkpoint, runner.namespace,

@@ -40,6 +40,7 @@ own time limit, on the *final* definitions in the notebook's globals.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import html
 import json
@@ -52,7 +53,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +93,7 @@ __all__ = [
     "NOTEBOOK_STATUSES",
     "GradeError",
     "StudentGrade",
+    "cell_name",
     "grade",
     "load_tests",
     "run_notebook",
@@ -165,6 +167,23 @@ def _kill(proc: subprocess.Popen) -> None:
 
 #: The most of the worker's stdout the grader keeps (a notebook may flood it).
 _RESULT_BYTES = 16 * 1024 * 1024
+
+
+#: The workers running now, so that Ctrl-C can stop them all (each is in a session of
+#: its own, out of reach of the terminal's SIGINT).
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def _stop_all() -> int:
+    """Kill every running worker and start no more; how many were running."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    for proc in running:
+        _kill(proc)
+    return len(running)
 
 
 def _talk(proc: subprocess.Popen, message: bytes, timeout: float) -> tuple[int | None, bytes]:
@@ -281,7 +300,13 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
             except OSError as exc:
                 return {"status": "crashed", "seconds": 0.0,
                         "message": f"the grader could not start the notebook's process: {exc}"}
-            code, out = _talk(proc, (json.dumps(message) + "\n").encode(), deadline)
+            with _LIVE_LOCK:
+                _LIVE.add(proc)
+            try:
+                code, out = _talk(proc, (json.dumps(message) + "\n").encode(), deadline)
+            finally:
+                with _LIVE_LOCK:
+                    _LIVE.discard(proc)
         seconds = round(time.monotonic() - start, 3)
         if code is None:
             return {"status": "notebook-timeout", "seconds": seconds,
@@ -318,7 +343,10 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint, **run) -> StudentGrade:
+def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint,
+               **run) -> StudentGrade | None:
+    if _STOPPING.is_set():
+        return None
     g = _grade_notebook(student_dir, assignment, checkpoint, **run)
     g.graded_at = _now()
     return g
@@ -357,10 +385,39 @@ def _csv_message(row: Row) -> str:
     return row.message
 
 
+def cell_name(e: dict) -> str:
+    """A cell as JupyterLab shows it after Run All: ``[5] numel((2, 3, 4)) ...``."""
+    return f"cell [{e.get('run', e['cell'] + 1)}] {e.get('first_line', '')}".rstrip()
+
+
+#: What a student can do about a notebook that could not be graded.
+_REMEDY = {
+    "invalid-notebook": "re-save it in JupyterLab (File > Save) and resubmit",
+    "no-notebook": "submit the lesson's notebook where the course says",
+    "notebook-timeout": "look for a cell that never ends, fix it, and resubmit",
+    "out-of-memory": "look for a cell that builds something huge, fix it, and resubmit",
+    "crashed": "run it with Restart Kernel and Run All, fix what stops it, and resubmit",
+    "tampered": "submit a notebook that leaves the grader alone",
+}
+
+
 def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
     esc = html.escape
-    errors = "".join(f"<li>cell {e['cell']}: <code>{esc(e['error'])}</code></li>"
-                     for e in g.cell_errors)
+    errors = "".join(
+        f"<li><b>{esc(cell_name(e))}</b>: <code>{esc(e['error'])}</code>"
+        + (f"<pre style=\"background:#f6f6f6;padding:4px\">{esc(e['source'])}</pre>"
+           if e.get("source") else "") + "</li>"
+        for e in g.cell_errors)
+    if g.status == "graded":
+        notebook = f"<p>Notebook: {esc(g.message)}</p>"
+        rows = g.rows
+    else:  # one problem for the whole notebook: said once, at the top, not on every row
+        remedy = _REMEDY.get(g.status, "")
+        notebook = (f'<p style="color:#b71c1c;background:#ffebee;padding:6px 10px">'
+                    f"<b>Not graded: {esc(NOTEBOOK_STATUSES.get(g.status, g.status))}.</b> "
+                    f"{esc(g.message)}" + (f". What to do: {esc(remedy)}." if remedy else "")
+                    + "</p>")
+        rows = [dataclasses.replace(r, message="") for r in g.rows]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{esc(g.assignment)}: feedback for {esc(g.student)}</title></head>
@@ -368,9 +425,11 @@ def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
 <h1>{esc(g.assignment)}</h1>
 <p>Student: <b>{esc(g.student)}</b></p>
 <p style="font-size:1.3em">Total: <b>{g.points} / {g.max_points}</b> points</p>
-<p>Notebook: {esc(NOTEBOOK_STATUSES.get(g.status, g.status))}: {esc(g.message)}</p>
-{f"<p>Cells that raised an error (skipped, as in Run All):</p><ul>{errors}</ul>" if errors else ""}
-{rows_html(g.rows)}
+{notebook}
+{f"<p>Cells that raised an error or were stopped (skipped, as in Run All; "
+  f"numbered as JupyterLab numbers them after Restart Kernel and Run All):</p>"
+  f"<ul>{errors}</ul>" if errors else ""}
+{rows_html(rows)}
 <p style="color:#666;font-size:0.9em">Graded {esc(g.graded_at)} (run {esc(run_id)}, tests
 {esc(digest)}). The tests ran once, after all the cells, on the notebook's final
 definitions; a test marked hidden shows its name and points only.</p>
@@ -456,7 +515,8 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
           cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
           show_extra_tests: bool = False, students: list[str] | None = None,
           roster: Path | None = None, sandbox: bool | str | Sandbox = True,
-          limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print) -> list[StudentGrade]:
+          limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print,
+          progress: Callable[[str], None] | None = None) -> list[StudentGrade]:
     """Grade the students' notebooks of one lesson; merge the results into ``out``.
 
     ``students``: grade only these (folder names); the others' results stay.
@@ -466,6 +526,9 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     works here and refuses to grade if none does; ``"bwrap"`` or ``"unshare"``
     picks one (or a :class:`~stridegrad.course.sandbox.Sandbox`, as is); False runs the
     notebooks with the caller's rights, and says so.
+    ``progress``: called with a line as each notebook finishes (count, its score,
+    the slowest so far). Ctrl-C (KeyboardInterrupt, also from ``progress``) stops
+    every worker, writes the results finished so far, and raises again.
     """
     submitted, out = Path(submitted), Path(out)
     for flag, value in (("--timeout", timeout), ("--cell-timeout", cell_timeout),
@@ -503,9 +566,12 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
            "cell_timeout": cell_timeout, "test_timeout": test_timeout,
            "show_extra_tests": show_extra_tests, "sandbox": box, "limits": limits}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        grades = list(pool.map(lambda d: _grade_one(d, assignment, checkpoint, **run), folders))
+    grades, interrupted = _grade_all(folders, assignment, checkpoint, jobs, run, progress)
     elapsed = time.monotonic() - start
+    if interrupted is not None:
+        log(f"interrupted: stopped {interrupted} running notebook"
+            f"{'s' if interrupted != 1 else ''}; writing the {len(grades)} of {len(folders)} "
+            "finished")
 
     totals = _write_results(out, assignment, grades, mode=mode, run_id=run_id, digest=digest)
     if names is not None:
@@ -540,9 +606,48 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         f"{limits.processes} processes, {limits.disk_mb} MB of /tmp)" if box else
         "sandbox: OFF (--no-sandbox): every notebook ran with your rights")
     kept = len(totals) - len(grades)
+    if not grades:
+        if interrupted is not None:
+            raise KeyboardInterrupt
+        return grades
     log(f"graded {len(grades)} notebook{'s' if len(grades) != 1 else ''} of {assignment} in "
         f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}, run {run_id}"
         + (f"; kept {kept} earlier result{'s' if kept != 1 else ''}" if kept else "")
         + f"); wrote {out / assignment}/grades.csv and totals.csv, {book_path} "
         f"({len(book)} students) and {out / 'feedback'}/")
+    if interrupted is not None:
+        raise KeyboardInterrupt
     return grades
+
+
+def _grade_all(folders: list[Path], assignment: str, checkpoint: Checkpoint, jobs: int,
+               run: dict, progress: Callable[[str], None] | None
+               ) -> tuple[list[StudentGrade], int | None]:
+    """Grade ``folders`` ``jobs`` at a time; (the grades in folder order, None or on
+    Ctrl-C the number of workers it stopped)."""
+    _STOPPING.clear()
+    done: dict[str, StudentGrade] = {}
+    slowest: StudentGrade | None = None
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    futures = [pool.submit(_grade_one, d, assignment, checkpoint, **run) for d in folders]
+    interrupted = None
+    try:
+        for future in as_completed(futures):
+            g = future.result()
+            if g is None:
+                continue
+            done[g.student] = g
+            if slowest is None or g.seconds > slowest.seconds:
+                slowest = g
+            if progress is not None:
+                progress(f"[{len(done)}/{len(folders)}] {g.student}: {g.points}/{g.max_points} "
+                         f"{g.status} ({g.seconds:.1f} s); slowest so far: {slowest.student} "
+                         f"({slowest.seconds:.1f} s)")
+    except KeyboardInterrupt:
+        for future in futures:
+            future.cancel()
+        interrupted = _stop_all()  # a notebook killed now never reaches ``done``
+    finally:
+        pool.shutdown(wait=True)
+        _STOPPING.clear()
+    return [done[d.name] for d in folders if d.name in done], interrupted
