@@ -98,6 +98,20 @@ def submissions() -> dict:
         "oscar_patches_expect": (dump(_with_cell(json.loads(lesson), (
             "import stridegrad.course.checks as c\n"
             "c.expect = lambda fn, *a, returns=None, **k: returns"))), 0, "tampered"),
+        # the checkpoint's own tests, replaced (the list) or rewritten (a test's code, a
+        # helper's code): tampered, with or without extra tests
+        "peggy_replaces_tests": (dump(_with_cell(json.loads(lesson), (
+            "import dataclasses\n"
+            "from stridegrad.course.checks import load_checkpoint\n"
+            "cp = load_checkpoint('01')\n"
+            "cp.tests[:] = [dataclasses.replace(t, func=lambda fn: None) for t in cp.tests]"))),
+            0, "tampered"),
+        "trent_rewrites_code": (dump(_with_cell(json.loads(lesson), (
+            "from stridegrad.course.checks import load_checkpoint\n"
+            "import stridegrad.course.checks as c\n"
+            "for t in load_checkpoint('01').tests:\n"
+            "    t.func.__code__ = (lambda fn: None).__code__\n"
+            "c._equal.__code__ = (lambda got, expected: True).__code__"))), 0, "tampered"),
     }
 
 
@@ -154,6 +168,10 @@ def test_failure_reasons_are_named(graded):
     assert "not written by the grader" in g["mallory_forges_result"].message, \
         g["mallory_forges_result"].message
     assert "stridegrad.course.checks.expect" in g["oscar_patches_expect"].message
+    assert "the tests of checkpoint 01_flat_storage" in g["peggy_replaces_tests"].message
+    trent = g["trent_rewrites_code"].message
+    assert "stridegrad.course.checks._equal" in trent and "ep01.numel_of_a_3d_shape" in trent, \
+        trent
     assert {r.status for r in g["erin_syntax_error"].rows if r.exercise == "numel"} == {"missing"}
     stuck = g["carol_stuck_cell"].cell_errors
     assert len(stuck) == 1 and "did not finish within 3 s" in stuck[0]["error"]

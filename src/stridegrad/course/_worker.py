@@ -235,7 +235,7 @@ def _callables(owner) -> dict:
 def _snapshot() -> dict:
     """Every function and class (and each class's methods) of the modules the grading
     path uses, by identity: what a notebook would have to replace to fake a pass."""
-    snap = {}
+    snap = _Snapshot()
     for name, module in list(sys.modules.items()):
         if not (name == "stridegrad" or name.startswith("stridegrad.")
                 or name in ("builtins", "json", "os", "signal", "math", "operator")):
@@ -245,11 +245,23 @@ def _snapshot() -> dict:
             if isinstance(value, type) and value.__module__ == name:
                 for attr, member in _callables(value).items():
                     snap[(name, f"{key}.{attr}")] = member
+    snap.codes = {k: _code_of(v) for k, v in snap.items()}
     return snap
 
 
+def _code_of(value) -> tuple:
+    """What a function runs: its code, defaults and closure (a notebook can swap the
+    code of a function while the name still points to the same object)."""
+    return (getattr(value, "__code__", None), getattr(value, "__defaults__", None),
+            getattr(value, "__kwdefaults__", None), getattr(value, "__closure__", None))
+
+
+def _same_code(a: tuple, b: tuple) -> bool:
+    return all(x is y for x, y in zip(a, b))
+
+
 def _tampered(snap: dict) -> list[str]:
-    """The names in ``snap`` that now point to something else."""
+    """The names in ``snap`` that now point to something else, or run other code."""
     changed = []
     for (module_name, key), value in snap.items():
         module = sys.modules.get(module_name)
@@ -257,8 +269,36 @@ def _tampered(snap: dict) -> list[str]:
         current = vars(module).get(owner) if module is not None else None
         if attr:
             current = vars(current).get(attr) if isinstance(current, type) else None
-        if current is not value:
+        if current is not value or not _same_code(_code_of(value), snap.codes[(module_name,
+                                                                                 key)]):
             changed.append(f"{module_name}.{key}")
+    return changed
+
+
+class _Snapshot(dict):
+    """:func:`_snapshot`'s names -> objects, with each object's code (``codes``)."""
+
+    codes: dict
+
+
+def _freeze_tests(checkpoint):
+    """The checkpoint's tests as loaded, apart from the object the notebook can reach
+    (``stridegrad.course.checkpoints.epNN.checkpoint``), and what each runs."""
+    from stridegrad.course.checks import Checkpoint
+
+    frozen = Checkpoint(checkpoint.lesson, checkpoint.title, reference=checkpoint.reference)
+    frozen.tests = list(checkpoint.tests)
+    codes = {t.name: _code_of(t.func) for t in frozen.tests}
+    return frozen, codes, list(checkpoint.tests)
+
+
+def _tests_changed(checkpoint, frozen, codes: dict, loaded: list) -> list[str]:
+    """What the notebook changed of the tests: the list it can reach, or a test's code."""
+    changed = [f"test {t.name}" for t in frozen.tests
+               if not _same_code(_code_of(t.func), codes[t.name])]
+    if list(checkpoint.tests) != loaded or any(
+            a is not b for a, b in zip(checkpoint.tests, loaded)):
+        changed.insert(0, f"the tests of checkpoint {checkpoint.lesson}")
     return changed
 
 
@@ -307,6 +347,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[GRADING_ENV] = "1"  # check() in a cell runs no tests: they run once, below
     runner = _Runner()
     snapshot = _snapshot()
+    # the tests that run are those loaded now, whatever the notebook does to the
+    # checkpoint object it can reach; a change to them or their code is tampering
+    reachable = load_checkpoint(args.episode)
+    frozen, codes, loaded = _freeze_tests(checkpoint)
+    reachable_tests = list(reachable.tests)
     errors = []
     cells_start = time.monotonic()
     run = 0
@@ -337,8 +382,10 @@ def main(argv: list[str] | None = None) -> int:
                            f"{args.cells_timeout:g} s")
             errors.append(_cell_error(number, run, source, problem))
 
-    changed = _tampered(snapshot)
-    result = None if changed else run_checkpoint(checkpoint, runner.namespace,
+    changed = list(dict.fromkeys(
+        _tampered(snapshot) + _tests_changed(checkpoint, frozen, codes, loaded)
+        + _tests_changed(reachable, frozen, codes, reachable_tests)))
+    result = None if changed else run_checkpoint(frozen, runner.namespace,
                                                  require_local=True, timeout=args.test_timeout)
     changed = changed or _tampered(snapshot)
     if changed:
