@@ -259,3 +259,39 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
     assert "interrupted: stopped 1 running notebook; writing the 1 of 2 finished" in logs
     totals = _csv(tmp_path / "out" / STEM / "totals.csv")
     assert [(r["student"], r["status"]) for r in totals] == [("amy", "invalid-notebook")]
+
+
+def test_the_notebook_is_found_however_it_is_named(tmp_path):
+    """A -Copy1 file, a loose notebook, a folder named otherwise: graded, and the feedback
+    says what was picked; two notebooks that fit the lesson equally pick none."""
+    sub = tmp_path / "sub"
+    solution = _solution()
+    _write(sub / "amy" / STEM / f"{STEM}-Copy1.ipynb", solution)
+    _write(sub / "bea" / "my work.ipynb", solution)
+    _write(sub / "cat" / "week1" / f"{STEM}.ipynb", solution)
+    _write(sub / "cat" / "week1" / ".ipynb_checkpoints" / "old.ipynb", {})
+    # dee: lesson 00 and lesson 01 side by side: the one defining lesson 01's exercises
+    shutil.copy(ROOT / "solutions" / f"{STEM0}.ipynb", _write(sub / "dee" / "a.ipynb", {}))
+    _write(sub / "dee" / "b.ipynb", solution)
+    _write(sub / "eve" / "x.ipynb", solution)
+    _write(sub / "eve" / "y.ipynb", solution)
+    _write(sub / "fay" / "02_strides_and_views" / "02_strides_and_views.ipynb", solution)
+    logs: list[str] = []
+    grades = {g.student: g for g in grade(sub, "01", tmp_path / "out", jobs=2,
+                                          **{**LIMITS, "log": logs.append})}
+    for student in ("amy", "bea", "cat", "dee"):
+        assert (grades[student].status, grades[student].points) == ("graded", FULL), student
+    assert grades["amy"].picked == f"graded {STEM}/{STEM}-Copy1.ipynb (the only notebook)"
+    assert grades["bea"].picked == "graded my work.ipynb (the only notebook)"
+    assert grades["cat"].picked == f"graded week1/{STEM}.ipynb (the only notebook)"
+    assert grades["dee"].picked == (f"graded b.ipynb (of 2 notebooks: it defines "
+                                    f"{len(CP.exercises)} of the {len(CP.exercises)} exercises)")
+    assert grades["eve"].status == "no-notebook"
+    assert grades["eve"].message.startswith("2 notebooks fit 01_flat_storage equally "
+                                            "(x.ipynb, y.ipynb)")
+    assert any(line.startswith("bea") and "my work.ipynb" in line for line in logs)
+    # another lesson's notebook is never graded as this one
+    assert grades["fay"].message == (f"no notebook of {STEM} in fay/ (found: "
+                                     "02_strides_and_views/02_strides_and_views.ipynb)")
+    page = (tmp_path / "out" / "feedback" / "dee" / f"{STEM}.html").read_text()
+    assert "graded b.ipynb (of 2 notebooks" in page

@@ -130,7 +130,7 @@ def graded(tmp_path_factory):
         folder.mkdir(parents=True)
         if text is not None:
             (folder / f"{STEM}.ipynb").write_text(text)
-    (submitted / "ivan_missing" / STEM / "my_copy.ipynb").write_text("{}")
+    (submitted / "ivan_missing" / STEM / "notes.txt").write_text("no notebook here")
     extra = base / "hidden.py"
     extra.write_text(
         "from stridegrad.course import Checkpoint, expect\n"
@@ -162,7 +162,8 @@ def test_failure_reasons_are_named(graded):
     g = graded["grades"]
     assert "not valid JSON" in g["frank_invalid_json"].message
     assert "exit code 3" in g["heidi_crash"].message
-    assert g["ivan_missing"].message == f"no {STEM}/{STEM}.ipynb (found: my_copy.ipynb)"
+    assert g["ivan_missing"].message == \
+        f"no notebook of {STEM} in ivan_missing/ (found: {STEM}/notes.txt)"
     assert {r.status for r in g["judy_imports"].rows} == {"imported"}
     assert {r.status for r in g["bob_untouched"].rows} == {"stub"}
     assert "not written by the grader" in g["mallory_forges_result"].message, \
@@ -289,16 +290,24 @@ def test_out_of_memory_death_is_named(tmp_path):
      "--jobs must be at least 1, got 0"),
     (["grade", "{tmp}/empty", "--lesson", "01", "--out", "{tmp}/o"], "has no student folders"),
     (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o"],
-     "none of the 1 student folders in {tmp}/sub has 01_flat_storage/01_flat_storage.ipynb "
-     "(looked for {tmp}/sub/<student>/01_flat_storage/01_flat_storage.ipynb; "
-     "found alice/01.ipynb)"),
+     "no notebook in {tmp}/sub looks like 01_flat_storage (none is named after it or defines "
+     "one of its exercises numel, contiguous_strides, index_to_offset, offset_to_index; "
+     "found alice/02.ipynb): wrong --lesson?"),
+    (["grade", "{tmp}/alice", "--lesson", "01", "--out", "{tmp}/o"],
+     "{tmp}/alice holds a folder 01_flat_storage/: it looks like one student's folder"),
+    (["grade", "{tmp}/nothing", "--lesson", "01", "--out", "{tmp}/o"],
+     "none of the 1 student folders in {tmp}/nothing holds a notebook"),
     (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o", "--cell-timeout", "0"],
      "--cell-timeout must be positive, got 0"),
 ])
 def test_tool_errors_exit_2(tmp_path, capsys, args, message):
     (tmp_path / "sub" / "alice").mkdir(parents=True)
     (tmp_path / "empty").mkdir()
-    (tmp_path / "sub" / "alice" / "01.ipynb").write_text("{}")  # not where it belongs
+    (tmp_path / "sub" / "alice" / "02.ipynb").write_text("{}")  # another lesson's
+    (tmp_path / "alice" / STEM).mkdir(parents=True)
+    (tmp_path / "alice" / STEM / f"{STEM}.ipynb").write_text("{}")
+    (tmp_path / "nothing" / "bob").mkdir(parents=True)
+    (tmp_path / "nothing" / "bob" / "notes.txt").write_text("")
     (tmp_path / "bad.py").write_text("def (:\n")
     assert cli([a.format(tmp=tmp_path) for a in args]) == 2
     err = capsys.readouterr().err

@@ -40,7 +40,9 @@ def configure(p):
     p.add_argument("submitted", type=Path,
                    help="folder with one subfolder per student, each holding "
                         "<assignment>/<assignment>.ipynb (e.g. alice/01_flat_storage/"
-                        "01_flat_storage.ipynb)")
+                        "01_flat_storage.ipynb); failing that, the student's only notebook "
+                        "(any name and depth) or the one defining most of the lesson's "
+                        "exercises, never one named after another lesson")
     p.add_argument("--lesson", required=True, metavar="NN",
                    help="the lesson (01 or 01_flat_storage); the assignment is its file stem")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",

@@ -45,6 +45,7 @@ import datetime
 import html
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -94,6 +95,7 @@ __all__ = [
     "GradeError",
     "StudentGrade",
     "cell_name",
+    "find_submission",
     "grade",
     "load_tests",
     "run_notebook",
@@ -132,6 +134,8 @@ class StudentGrade:
     cell_errors: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     graded_at: str = ""
+    #: how the notebook was found when it is not <assignment>/<assignment>.ipynb
+    picked: str = ""
 
     @property
     def points(self) -> int:
@@ -352,29 +356,79 @@ def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint,
     return g
 
 
+def _notebooks(student_dir: Path) -> list[Path]:
+    """Every notebook in a student's folder, at any depth (not Jupyter's checkpoints)."""
+    return sorted(p for p in student_dir.rglob("*.ipynb") if p.is_file() and not any(
+        part.startswith(".") for part in p.relative_to(student_dir).parts))
+
+
+def _match_score(path: Path, assignment: str, checkpoint: Checkpoint) -> tuple[int, int]:
+    """(exercises the notebook defines with ``def``/``class``, how well its name fits)."""
+    from stridegrad.course._worker import NotebookError, read_code_cells
+
+    try:
+        code = "\n".join(read_code_cells(path))
+    except NotebookError:
+        code = ""
+    defined = sum(bool(re.search(rf"^\s*(def|class)\s+{re.escape(ex)}\b", code, re.MULTILINE))
+                  for ex in checkpoint.exercises)
+    name = 3 if path.name == f"{assignment}.ipynb" else 2 if path.stem.startswith(
+        assignment) else 1 if path.stem.startswith(checkpoint.episode) else 0
+    return defined, name
+
+
+def find_submission(student_dir: Path, assignment: str,
+                    checkpoint: Checkpoint) -> tuple[Path | None, str]:
+    """The notebook to grade in a student's folder and why it was picked, or None and why
+    none was: ``<assignment>/<assignment>.ipynb``; else the only notebook in the folder
+    (any name, any depth); else the one that defines the most of the lesson's exercises
+    (then the one whose name fits the lesson best); a tie picks none."""
+    expected = student_dir / assignment / f"{assignment}.ipynb"
+    if expected.is_file():
+        return expected, ""
+    # a notebook in a folder, or with a name, of another lesson (02_...) is that lesson's
+    found = [p for p in _notebooks(student_dir) if not any(
+        (m := re.match(r"(\d\d)_", part)) and m.group(1) != checkpoint.episode
+        for part in p.relative_to(student_dir).parts)]
+    if not found:
+        others = sorted(str(p.relative_to(student_dir)) for p in student_dir.rglob("*")
+                        if p.is_file())
+        return None, (f"no notebook of {assignment} in {student_dir.name}/"
+                      + (f" (found: {', '.join(others[:5])})" if others else " (empty)"))
+    rel = {p: str(p.relative_to(student_dir)) for p in found}
+    if len(found) == 1:
+        return found[0], f"graded {rel[found[0]]} (the only notebook)"
+    scores = {p: _match_score(p, assignment, checkpoint) for p in found}
+    ranked = sorted(found, key=lambda p: scores[p], reverse=True)
+    best = ranked[0]
+    if scores[ranked[1]] == scores[best]:
+        tied = [rel[p] for p in ranked if scores[p] == scores[best]]
+        return None, (f"{len(tied)} notebooks fit {assignment} equally ({', '.join(tied)}): "
+                      f"keep one, or name it {assignment}/{assignment}.ipynb")
+    return best, (f"graded {rel[best]} (of {len(found)} notebooks: it defines "
+                  f"{scores[best][0]} of the {len(checkpoint.exercises)} exercises)")
+
+
 def _grade_notebook(student_dir: Path, assignment: str, checkpoint: Checkpoint,
                     **run) -> StudentGrade:
     student = student_dir.name
-    expected = student_dir / assignment / f"{assignment}.ipynb"
-    if not expected.is_file():
-        folder = student_dir / assignment
-        found = sorted(p.name for p in folder.glob("*.ipynb")) if folder.is_dir() else []
-        message = (f"no {assignment}/{assignment}.ipynb"
-                   + (f" (found: {', '.join(found)})" if found else
-                      "" if folder.is_dir() else f" (no folder {assignment}/)"))
-        return StudentGrade(student, assignment, "no-notebook", message,
-                            _rows_for_failure(checkpoint, "no-notebook", message))
-    out = run_notebook(expected, checkpoint.episode, **run)
+    path, picked = find_submission(student_dir, assignment, checkpoint)
+    if path is None:
+        return StudentGrade(student, assignment, "no-notebook", picked,
+                            _rows_for_failure(checkpoint, "no-notebook", picked))
+    out = run_notebook(path, checkpoint.episode, **run)
     if out["status"] != "graded":
-        return StudentGrade(student, assignment, out["status"], out["message"],
+        message = out["message"] + (f"; {picked}" if picked else "")
+        return StudentGrade(student, assignment, out["status"], message,
                             _rows_for_failure(checkpoint, out["status"], out["message"]),
                             seconds=out.get("seconds", 0.0))
     rows = [Row(**r) for r in out["result"]["rows"]]
     errors = out.get("cell_errors", [])
     message = (f"{len(errors)} of {out['code_cells']} code cells raised an error"
                if errors else f"all {out['code_cells']} code cells ran")
-    return StudentGrade(student, assignment, "graded", message, rows, errors,
-                        seconds=out.get("seconds", 0.0))
+    return StudentGrade(student, assignment, "graded",
+                        message + (f"; {picked}" if picked else ""), rows, errors,
+                        seconds=out.get("seconds", 0.0), picked=picked)
 
 
 def _csv_message(row: Row) -> str:
@@ -437,21 +491,32 @@ definitions; a test marked hidden shows its name and points only.</p>
 """
 
 
-def _discover(submitted: Path, assignment: str) -> list[Path]:
-    layout = f"{submitted}/<student>/{assignment}/{assignment}.ipynb"
+def _discover(submitted: Path, checkpoint: Checkpoint) -> list[Path]:
+    assignment = checkpoint.lesson
+    layout = (f"{submitted}/<student>/{assignment}/{assignment}.ipynb, or any one "
+              "notebook per student folder")
     if not submitted.is_dir():
         raise GradeError(f"no folder {submitted} (expected {layout})")
     students = sorted(p for p in submitted.iterdir()
                       if p.is_dir() and not p.name.startswith("."))
     if not students:
         raise GradeError(f"{submitted} has no student folders (expected {layout})")
-    if not any((s / assignment / f"{assignment}.ipynb").is_file() for s in students):
-        found = sorted(str(p.relative_to(submitted)) for p in submitted.glob("*/**/*.ipynb"))
+    if any(s.name == assignment for s in students):
+        raise GradeError(f"{submitted} holds a folder {assignment}/: it looks like one "
+                         "student's folder; give the folder that holds the student folders "
+                         f"({submitted.resolve().parent}?), or --student NAME to grade one")
+    found = [p for s in students for p in _notebooks(s)]
+    if not found:
         raise GradeError(
-            f"none of the {len(students)} student folders in {submitted} has "
-            f"{assignment}/{assignment}.ipynb (looked for {layout}; "
-            + (f"found {', '.join(found[:5])}{', ...' if len(found) > 5 else ''}"
-               if found else "found no notebook at all") + "): wrong folder or wrong --lesson?")
+            f"none of the {len(students)} student folders in {submitted} holds a notebook "
+            f"(expected {layout}): wrong folder?")
+    if not any((s / assignment / f"{assignment}.ipynb").is_file() for s in students) and \
+            not any(any(_match_score(p, assignment, checkpoint)) for p in found):
+        names = sorted(str(p.relative_to(submitted)) for p in found)
+        raise GradeError(
+            f"no notebook in {submitted} looks like {assignment} (none is named after it or "
+            f"defines one of its exercises {', '.join(checkpoint.exercises)}; found "
+            f"{', '.join(names[:5])}{', ...' if len(names) > 5 else ''}): wrong --lesson?")
     return students
 
 
@@ -550,7 +615,7 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     except RecordError as exc:
         raise GradeError(str(exc)) from None
     assignment = checkpoint.lesson
-    folders = _select(_discover(submitted, assignment), students, submitted)
+    folders = _select(_discover(submitted, checkpoint), students, submitted)
     box = _sandbox_for(sandbox)
     mode = box.launcher if box else "off"
     try:
@@ -591,7 +656,7 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     log(f"{'student'.ljust(width)}  {'points':>9}  {'notebook':<16}  notes")
     for g in grades:
         score = f"{g.points}/{g.max_points}"
-        note = g.message if g.status != "graded" or g.cell_errors else ""
+        note = g.message if g.status != "graded" or g.cell_errors or g.picked else ""
         log(f"{g.student.ljust(width)}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
     stale = sorted(r["student"] for r in totals if r["tests_hash"] != digest)
     if stale:
