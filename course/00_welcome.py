@@ -196,14 +196,17 @@ plt.show()
 #   whole folder with one command:
 #
 #   ```
-#   stridegrad grade submitted --lesson 01 --out grades --jobs 4
+#   stridegrad grade submitted --lesson 01 --out grades --roster class.txt --jobs 2
 #   ```
 #
-#   You get `grades/grades.csv` (one row per student per test) and one HTML
-#   feedback page per student. Each notebook runs in its own process with a
-#   time and memory limit, so a notebook that hangs or crashes costs only its
-#   own points (`--timeout` and `--memory` set the limits; 120 s and 2048 MB
-#   by default). `--extra-tests my_tests.py` adds hidden tests of your own,
+#   You get `grades/gradebook.csv` (a row per student, a column per lesson, and
+#   the total), `grades/01_flat_storage/grades.csv` (a row per student per
+#   test) and one HTML feedback page per student. Grading the next lesson, or
+#   one student again (`--student alice`), into the same folder adds to the
+#   gradebook and loses nothing. Each notebook runs in a sandbox of its own
+#   with time and memory limits, so a notebook that hangs, crashes or misbehaves
+#   costs only its own points (`stridegrad grade --help` lists the limits and
+#   their defaults). `--extra-tests my_tests.py` adds hidden tests of your own,
 #   written like the files in `stridegrad/course/checkpoints/`.
 # - `stridegrad check NOTEBOOK` runs a single notebook (a student's, say) and
 #   prints its checkpoint table.
