@@ -19,8 +19,7 @@ def test_dtype_inference(device):
     assert sg.tensor(3, device=device).dtype == sg.int64
     assert sg.tensor([True, False], device=device).dtype == "bool"
     assert sg.tensor(np.array([1.0], dtype=np.float64), device=device).dtype == sg.float64
-    if device != "python":  # stridegrad.array has only float32, float64, int64 and bool
-        assert sg.tensor(np.array([1, 2], dtype=np.int32), device=device).dtype == "int32"
+    assert sg.tensor(np.array([1, 2], dtype=np.int32), device=device).dtype == "int32"
     assert sg.tensor([1, 2], device=device, dtype=sg.float64).dtype == sg.float64
     assert sg.tensor([1.5], device=device, dtype="float64").dtype == sg.float64
     assert sg.tensor(2.5, device=device).shape == ()
