@@ -65,3 +65,16 @@ def test_without_the_tags_run_all_stops():
     statuses = [s for s, _, _ in run_all(nb, lesson.lesson_path.parent)]
     first_error = statuses.index("error")
     assert statuses[first_error + 1:] and set(statuses[first_error + 1:]) == {"aborted"}
+
+
+def test_pytest_n_keeps_each_notebook_on_one_worker():
+    """`pytest -n 2` on notebooks: without the plugin's `--dist loadfile`, xdist gives
+    the cells of one notebook to two kernels and later cells miss earlier names."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("xdist")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
+                           "solutions/01_flat_storage.ipynb"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]

@@ -10,6 +10,8 @@ whatever paths are given:
   ``tests/nbval_sanitize.cfg`` unless ``--nbval-sanitize-with`` is given. So
   ``pytest --nbval solutions/01_flat_storage.ipynb`` and ``pytest --nbval-lax
   lessons/01_flat_storage.ipynb`` work as they are.
+* With ``pytest -n N`` (pytest-xdist), files are distributed whole
+  (``--dist loadfile``), so that each notebook runs in one kernel.
 * Without those flags, notebooks under ``solutions/`` are collected strictly
   (stored outputs must reproduce) and notebooks under ``lessons/`` laxly (only
   errors fail, and cells tagged ``raises-exception`` may raise), all in one
@@ -37,6 +39,11 @@ def _nbval_flags(config) -> bool:
 
 def pytest_configure(config):
     opt = config.option
+    # pytest-xdist's default "load" scheduling hands the cells of one notebook to
+    # different workers, each with its own kernel, so a cell misses the names an
+    # earlier cell defined; "loadfile" keeps each file (each notebook) on one worker
+    if getattr(opt, "dist", None) == "load":
+        opt.dist = "loadfile"
     if not hasattr(opt, "nbval_current_env"):
         return  # nbval is not installed: notebooks are not collected
     if not opt.nbval_kernel_name and not getattr(opt, "current_env", False):
