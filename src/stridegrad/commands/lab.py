@@ -76,11 +76,15 @@ def _free_port(start: int = 8888, tries: int = 50) -> int:
     raise CommandError(f"no free port in {start}..{start + tries - 1}; pass --port")
 
 
+def _start_path(folder: Path) -> str:
+    """The page JupyterLab opens: the welcome lesson if the folder has it, else the folder."""
+    return f"/lab/tree/{FIRST if (folder / FIRST).is_file() else ''}"
+
+
 def command(folder: Path, port: int | None = None, no_browser: bool = False,
             token: str | None = None) -> list[str]:
-    start = FIRST if (folder / FIRST).is_file() else ""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder.resolve()}",
-           f"--LabApp.default_url=/lab/tree/{start}"]
+           f"--LabApp.default_url={_start_path(folder)}"]
     if port:
         cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     if token:
@@ -127,8 +131,7 @@ def run(args) -> int:
     # the server's own log goes to a file, so that the address to open is what the
     # learner sees last; it is named in the first line, and shown if the server fails
     log_path = Path(tempfile.gettempdir()) / f"stridegrad-lab-{port}.log"
-    start = FIRST if (folder / FIRST).is_file() else ""
-    url = f"http://localhost:{port}/lab/tree/{start}?token={token}"
+    url = f"http://localhost:{port}{_start_path(folder)}?token={token}"
     print(f"starting JupyterLab on {folder} (its log: {log_path}) ...", flush=True)
     with log_path.open("w") as log:
         proc = subprocess.Popen(command(folder, port, args.no_browser, token),
