@@ -1,10 +1,11 @@
 """The course machinery: checkpoints and ``check()``, the lesson build, the grader.
 
-In a lesson you only need :func:`check`::
+In a lesson you only need :func:`check` and :func:`hint`::
 
-    from stridegrad.course import check
+    from stridegrad.course import check, hint
     check("01")            # every exercise of episode 01
     check("01", "numel")   # one exercise
+    hint("01", "numel")    # the next level of hints for an exercise, from a nudge to the idea
 
 Instructors use the command line: ``stridegrad build``, ``stridegrad grade``,
 ``stridegrad check``; see ``stridegrad --help``. The heavier modules (build,
@@ -25,6 +26,7 @@ from stridegrad.course.checks import (
     load_checkpoint,
     run_checkpoint,
 )
+from stridegrad.course.hints import hint
 from stridegrad.course.links import BINDER_URL, REPO_URL, binder_url, colab_url
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "colab_url",
     "expect",
     "fail",
+    "hint",
     "load_checkpoint",
     "run_checkpoint",
 ]

@@ -19,11 +19,16 @@ and removes:
     An exercise written in the cell itself (no dot in the name): the code
     between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes the stub.
 ``#| hint: multiply the sizes``
-    The ``NotImplementedError`` message of the exercise's stub.
+    The ``NotImplementedError`` message of the exercise's stub: a nudge, to which the
+    build adds where the exercise's hint levels are (``hint("01", "numel")``) when
+    ``stridegrad.course.hints`` has some. The algorithm belongs in those levels, not
+    in the docstring or the stub: the docstring states the contract.
 ``#| check: numel`` / ``#| check: all``
     A checkpoint cell; the build writes ``check("NN", "numel")`` /
     ``check("NN")``. A per-exercise check is an nbgrader grade cell worth the
-    exercise's checkpoint points.
+    exercise's checkpoint points, except for an optional stretch exercise
+    (``Checkpoint.test(..., stretch=True)``), whose check cell is locked but not
+    graded: its points are reported apart.
 ``#| calls-exercise``
     The cell calls an exercise, so it raises in a fresh lesson: tagged
     ``raises-exception`` there (Run All and nbval go on), untagged in the solution.
@@ -203,6 +208,18 @@ def _strip_answer(lines: list[str]) -> list[str]:
         out.append(line)
         k += 1
     return out
+
+
+def _with_pointer(hint: str, episode: str, target: str) -> str:
+    """A stub's message: the ``#| hint`` nudge, and where the hint levels are when the
+    exercise has some (``stridegrad.course.hints``)."""
+    from stridegrad.course.hints import for_episode, pointer
+
+    name = target.replace(":", ".").rpartition(".")[2]
+    if name not in for_episode(episode):
+        return hint
+    more = f"hints in levels: {pointer(episode, name)}"
+    return f"{hint} ({more})" if hint else more
 
 
 def _stub_line(indent: str, hint: str) -> list[str]:
@@ -422,7 +439,7 @@ def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
 
         if "exercise" in directives:
             target = directives["exercise"]
-            hint = directives.get("hint", "")
+            hint = _with_pointer(directives.get("hint", ""), lesson.episode, target)
             try:
                 if "." in target or ":" in target:
                     if body:
@@ -464,8 +481,11 @@ def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
                                      f"exercise cell of {what}")
                 checked.add(what)
                 student_src = f'check("{lesson.episode}", "{what}")'
-                grading = _nbgrader(f"check_{what}", grade=True, locked=True,
-                                    points=checkpoint.points_for(what))
+                if what in checkpoint.stretch_exercises:  # optional: not in nbgrader's total
+                    grading = _nbgrader(f"check_{what}", locked=True)
+                else:
+                    grading = _nbgrader(f"check_{what}", grade=True, locked=True,
+                                        points=checkpoint.points_for(what))
             solution_src = student_src
             for m in (student_meta, solution_meta):
                 m.update(nbgrader=grading, editable=False, deletable=False)

@@ -336,6 +336,8 @@ class Test:
     #: labels of the misconceptions the hint is about: the hint is shown only when the
     #: learner's failure of this test looks like one of them (same outcome on this test)
     hint_for: tuple[str, ...] = ()
+    #: an optional exercise beyond the lesson: its points are counted apart (``stretch_score``)
+    stretch: bool = False
 
 
 class Checkpoint:
@@ -373,18 +375,33 @@ class Checkpoint:
 
     @property
     def max_points(self) -> int:
-        return sum(t.points for t in self.tests)
+        """The points of the lesson's exercises (stretch exercises not included)."""
+        return sum(t.points for t in self.tests if not t.stretch)
+
+    @property
+    def stretch_points(self) -> int:
+        """The points of the optional stretch exercises, counted apart."""
+        return sum(t.points for t in self.tests if t.stretch)
+
+    @property
+    def stretch_exercises(self) -> list[str]:
+        return list(dict.fromkeys(t.exercise for t in self.tests if t.stretch))
 
     def points_for(self, exercise: str) -> int:
         return sum(t.points for t in self.tests if t.exercise == exercise)
 
     def test(self, exercise: str, *, points: int = 1, hint: str = "",
-             hidden: bool | None = None, hint_for: tuple[str, ...] | str = ()) -> Callable:
+             hidden: bool | None = None, hint_for: tuple[str, ...] | str = (),
+             stretch: bool = False) -> Callable:
         """Decorator registering ``func(fn)`` as a test of ``exercise``.
 
         ``hint_for``: when the hint describes one particular mistake, the labels of the
         misconceptions (``stridegrad.course.misconceptions``) it describes; the hint is
         then shown only to a failure that looks like one of them.
+
+        ``stretch``: the exercise is an optional stretch exercise; its points are
+        reported apart (``CheckResult.stretch_score``), never in the lesson's total. All
+        tests of one exercise must agree.
         """
         if not exercise.isidentifier():
             raise ValueError(f"exercise must be a Python name, got {exercise!r}")
@@ -394,9 +411,13 @@ class Checkpoint:
         def register(func: Callable) -> Callable:
             if any(t.name == func.__name__ for t in self.tests):
                 raise ValueError(f"checkpoint {self.lesson}: two tests named {func.__name__!r}")
+            if any(t.exercise == exercise and t.stretch != stretch for t in self.tests):
+                raise ValueError(f"checkpoint {self.lesson}: exercise {exercise!r} has tests "
+                                 "with and without stretch=True")
             self.tests.append(Test(func.__name__, exercise, func, points, hint,
                                    self.hidden if hidden is None else hidden,
-                                   (hint_for,) if isinstance(hint_for, str) else tuple(hint_for)))
+                                   (hint_for,) if isinstance(hint_for, str) else tuple(hint_for),
+                                   stretch))
             return func
 
         return register
@@ -433,6 +454,7 @@ class Row:
     call: str = ""  # what was called (with its inputs), for a failing row
     diagnosis: str = ""  # the known mistake the function's outcomes match, if any
     cause: str = ""  # another exercise whose failures this row follows from, if any
+    stretch: bool = False  # a test of an optional stretch exercise (points counted apart)
 
     @property
     def passed(self) -> bool:
@@ -453,15 +475,27 @@ class CheckResult:
 
     @property
     def score(self) -> int:
-        return sum(r.points for r in self.rows)
+        """Points of the lesson's exercises (an optional stretch exercise's are apart)."""
+        return sum(r.points for r in self.rows if not r.stretch)
 
     @property
     def max_score(self) -> int:
-        return sum(r.max_points for r in self.rows)
+        return sum(r.max_points for r in self.rows if not r.stretch)
+
+    @property
+    def stretch_score(self) -> int:
+        """Points of the optional stretch exercises."""
+        return sum(r.points for r in self.rows if r.stretch)
+
+    @property
+    def stretch_max_score(self) -> int:
+        return sum(r.max_points for r in self.rows if r.stretch)
 
     @property
     def passed(self) -> bool:
-        return bool(self.rows) and all(r.passed for r in self.rows)
+        """Every test passes (a stretch exercise counts only when it alone was checked)."""
+        main = [r for r in self.rows if not r.stretch] or self.rows
+        return bool(main) and all(r.passed for r in main)
 
     def row(self, test: str) -> Row:
         for r in self.rows:
@@ -590,7 +624,7 @@ def _stub_spy(fn: Callable) -> tuple[Callable, list]:
 
 def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) -> Row:
     row = Row(test.name, test.exercise, "pass", test.points, test.points, hint=test.hint,
-              hidden=test.hidden)
+              hidden=test.hidden, stretch=test.stretch)
     watch = _Watch(timeout, forbidden)
     fn, stub_raised = _stub_spy(fn)
     try:
@@ -660,7 +694,7 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
     for test in tests:
         fn = namespace.get(test.exercise, _MISSING)
         base = Row(test.name, test.exercise, "", 0, test.points, hint=test.hint,
-                   hidden=test.hidden)
+                   hidden=test.hidden, stretch=test.stretch)
         if fn is _MISSING:
             base.status = "missing"
             base.message = (f"{test.exercise} is not defined: run the cell that defines it "
@@ -769,8 +803,12 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
     Otherwise, when the function calls another exercise's function that fails its
     own tests, the rows get that exercise as their ``cause``. A hint written for
     particular mistakes (``hint_for``) stays only on a row whose failure looks like
-    one of them.
+    one of them. With neither a diagnosis nor a cause, the first failing row of the
+    exercise shows level 1 of the exercise's hints (``stridegrad.course.hints``, a
+    nudge, and how to ask for the next level) unless its own hint is about the
+    mistake its failure looks like.
     """
+    from stridegrad.course.hints import nudge
     tests = {t.name: t for t in checkpoint.tests}
     by_exercise: dict[str, list[Row]] = {}
     for r in result.rows:
@@ -796,6 +834,10 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                     m.label in test.hint_for and theirs.get(r.test) == outcomes[r.test]
                     for m, theirs in known)):
                 r.hint = ""
+        first = next((r for r in rows if r.status in _FAILED and not r.hidden), None)
+        if first is not None and match is None and not first.cause and not (
+                tests.get(first.test) and tests[first.test].hint_for and first.hint):
+            first.hint = nudge(checkpoint.episode, ex) or first.hint
 
 
 def _failing_callee(checkpoint: Checkpoint, result: CheckResult, namespace: Mapping[str, Any],
@@ -857,6 +899,12 @@ def load_checkpoint_file(path: str | os.PathLike) -> Checkpoint:
     return checkpoint
 
 
+#: While grading (``STRIDEGRAD_GRADING`` set), each :func:`check` call appends the lesson
+#: and what it would have tested, ``{exercise: the object its name held}``: the grader
+#: tells the learner when a later cell replaced a definition that check() ran on.
+GRADING_CALLS: list[tuple[str, dict]] = []
+
+
 def check(episode: int | str, exercise: str | None = None, *,
           namespace: Mapping[str, Any] | None = None, timeout: float | None = 10.0) -> CheckResult:
     """Run episode ``episode``'s checkpoint on the functions you defined, and show a table.
@@ -873,6 +921,9 @@ def check(episode: int | str, exercise: str | None = None, *,
     """
     if os.environ.get("STRIDEGRAD_GRADING"):  # the grader runs the tests once, after all cells
         checkpoint = load_checkpoint(episode)
+        seen = sys._getframe(1).f_globals if namespace is None else namespace
+        names = [exercise] if exercise else checkpoint.exercises
+        GRADING_CALLS.append((checkpoint.lesson, {ex: seen.get(ex) for ex in names}))
         return CheckResult(checkpoint.lesson, f"{checkpoint.title}: tests run by the grader "
                            "after the last cell", exercise=exercise)
     own = namespace is None
@@ -880,7 +931,8 @@ def check(episode: int | str, exercise: str | None = None, *,
         namespace = sys._getframe(1).f_globals
     result = run_checkpoint(load_checkpoint(episode), namespace, exercise=exercise,
                             timeout=timeout)
-    if own and os.environ.get("NBGRADER_EXECUTION") and not result.passed:
+    optional = all(r.stretch for r in result.rows)  # a stretch exercise never fails a grade
+    if own and os.environ.get("NBGRADER_EXECUTION") and not result.passed and not optional:
         print(result)
         raise CheckpointFailed(f"{result.score}/{result.max_score} points in checkpoint "
                                f"{result.lesson}" + (f" ({exercise})" if exercise else ""))

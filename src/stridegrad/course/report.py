@@ -84,13 +84,21 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
 
 
 def summary_line(result: CheckResult) -> str:
-    n = len(result.rows)
-    passed = sum(r.passed for r in result.rows)
+    """``checkpoint 01 (flat storage): 20/26 points, 20 of 26 tests pass``, and the
+    optional stretch exercises apart: ``; stretch: 2/5, optional``."""
+    main = [r for r in result.rows if not r.stretch]
+    stretch = [r for r in result.rows if r.stretch]
     what = f"checkpoint {result.lesson.split('_', 1)[0]} ({result.title})"
     if result.exercise:
         what += f", exercise {result.exercise}"
-    tail = "all passed" if passed == n and n else f"{passed} of {n} tests pass"
-    return f"{what}: {result.score}/{result.max_score} points, {tail}"
+    parts = []
+    if main or not stretch:
+        n, passed = len(main), sum(r.passed for r in main)
+        tail = "all passed" if passed == n and n else f"{passed} of {n} tests pass"
+        parts.append(f"{result.score}/{result.max_score} points, {tail}")
+    if stretch:
+        parts.append(f"stretch: {result.stretch_score}/{result.stretch_max_score}, optional")
+    return f"{what}: " + "; ".join(parts)
 
 
 def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:

@@ -1,0 +1,29 @@
+"""Hint levels for checkpoint 00 (welcome)."""
+
+HINTS = {
+    "flatten": [
+        "An item of the list is either a number or another list, nested to any depth. "
+        "Which function already knows how to flatten a list?",
+        "Recursion: flatten each item with flatten itself and join the pieces. A lone "
+        "number is the base case: the list of that one number.",
+        "In full:\n\n"
+        "    if data is a list:\n"
+        "        out = []\n"
+        "        for item in data: out.extend(flatten(item))\n"
+        "        return out\n"
+        "    return [data]\n\n"
+        "Build a new list: never pop from or extend the lists you were given.",
+    ],
+    "unflatten": [
+        "The first size of the shape says how many items the outer list has; what is each "
+        "item, and which part of the flat list does it take?",
+        "Each of the shape[0] items is itself an unflatten of an equal slice of the flat "
+        "list, with the rest of the shape: shape[1:]. The empty shape () is one number.",
+        "In full:\n\n"
+        "    check len(flat) == product of shape, else ValueError naming both\n"
+        "    if shape == (): return flat[0]\n"
+        "    step = len(flat) // shape[0]      (or the product of shape[1:])\n"
+        "    return [unflatten(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]\n\n"
+        "Slicing makes new lists, so the result shares nothing with the input.",
+    ],
+}

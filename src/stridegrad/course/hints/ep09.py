@@ -1,0 +1,63 @@
+"""Hint levels for checkpoint 09 (the training loop)."""
+
+HINTS = {
+    "Linear": [
+        "Two Parameters with the shapes the docstring gives; forward is one matmul and "
+        "one addition. Which way round is weight?",
+        "k = 1 / sqrt(in_features); sg.rand gives numbers in [0, 1): (rand * 2 - 1) * k "
+        "is uniform in [-k, k). forward multiplies by the transpose of weight: x @ weight.T.",
+        "In full:\n\n"
+        "    k = 1.0 / math.sqrt(in_features)\n"
+        "    self.weight = Parameter((sg.rand(out_features, in_features) * 2 - 1) * k)\n"
+        "    self.bias = Parameter((sg.rand(out_features) * 2 - 1) * k)\n"
+        "    forward: return x @ self.weight.T + self.bias",
+    ],
+    "log_softmax": [
+        "log(softmax(x)) = x - log(sum(exp(x))) along the last axis. What can overflow, "
+        "and what shift leaves the answer unchanged?",
+        "Subtract each row's maximum (keepdims=True) first; then take x - log of the sum "
+        "of exp along axis -1, again with keepdims. Only Tensor operations, so the "
+        "gradient flows.",
+        "In full:\n\n"
+        "    shifted = x - x.max(axis=-1, keepdims=True)\n"
+        "    return shifted - shifted.exp().sum(axis=-1, keepdims=True).log()",
+    ],
+    "nll_loss": [
+        "For each row you need one entry: the log-probability of its target. How can a "
+        "multiplication pick it out, so that gradients flow?",
+        "A one-hot mask (np.eye(C)[targets]) as a Tensor: logp * mask keeps only the "
+        "targets' entries; sum them, negate, divide by N.",
+        "In full:\n\n"
+        "    n, c = logp.shape\n"
+        "    onehot = sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)\n"
+        "    return -(logp * onehot).sum() / n",
+    ],
+    "sgd_step": [
+        "Three pieces in order: weight decay changes the gradient, momentum smooths it, "
+        "then the step. Which of them needs memory between calls?",
+        "g = grad + weight_decay * param. With momentum, the buffer in "
+        "state['momentum_buffer'] is g on the first step and momentum * buffer + g after; "
+        "step with the buffer. Return a new array: param - lr * g.",
+        "In full:\n\n"
+        "    g = grad + weight_decay * param\n"
+        "    if momentum:\n"
+        "        buf = state.get('momentum_buffer')\n"
+        "        buf = g if buf is None else momentum * buf + g\n"
+        "        state['momentum_buffer'] = buf\n"
+        "        g = buf\n"
+        "    return param - lr * g",
+    ],
+    "adam_step": [
+        "Adam keeps two running averages, of the gradient and of its square, and a step "
+        "count, all in state. Look up Adam's update (Kingma and Ba, 2015, Algorithm 1).",
+        "m = beta1 * m + (1 - beta1) * grad and v = beta2 * v + (1 - beta2) * grad**2, "
+        "both starting at 0. Early on both are biased towards 0: divide by "
+        "(1 - beta**t), with t counting steps from 1.",
+        "In full:\n\n"
+        "    t = state['step'] = state.get('step', 0) + 1\n"
+        "    m = state['exp_avg'] = b1 * state.get('exp_avg', 0) + (1 - b1) * grad\n"
+        "    v = state['exp_avg_sq'] = b2 * state.get('exp_avg_sq', 0) + (1 - b2) * grad**2\n"
+        "    m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)\n"
+        "    return param - lr * m_hat / (np.sqrt(v_hat) + eps)",
+    ],
+}
