@@ -18,7 +18,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import matplotlib.pyplot as plt
 
 # %% [markdown] requires="stridegrad.nn.MLP, stridegrad.optim.SGD, stridegrad.data.DataLoader"
@@ -90,7 +90,7 @@ for epoch in range(5):
 
 # %%
 #| exercise: flatten
-#| hint: recursion: a number is its own list of one; a list is the flattened items, joined in order
+#| hint: an item is a number or another list, to any depth: which function flattens a list?
 def flatten(data):
     """All the numbers of a nested list, in reading (row-major) order.
 
@@ -130,6 +130,20 @@ def one_level_flatten(data):
 
 
 check("00", "flatten", namespace={"flatten": one_level_flatten})
+
+# %% [markdown]
+# ### Hints come in levels
+#
+# The docstrings say *what* a function must do (shapes, errors, examples), not
+# *how*: working that out is the exercise. When you are stuck, `hint("00",
+# "flatten")` prints a nudge; calling it again prints the next level, up to
+# the full idea in pseudo-code, and `hint("00", "flatten", level=3)` jumps
+# straight there. Take one level at a time and try again in between. A failing
+# `check` shows level 1, unless it recognises your mistake, in which case it
+# names it.
+
+# %%
+hint("00", "flatten")
 
 # %% [markdown]
 # ## One `Tensor`, three backends

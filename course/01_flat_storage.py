@@ -24,7 +24,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 from stridegrad.array.layout import Index, Shape, Strides  # names used in the signatures
 import matplotlib.pyplot as plt
 
@@ -92,7 +92,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.numel
-#| hint: start with n = 1 and multiply by every size in shape
+#| hint: how many numbers does a 2 x 3 grid hold? and the empty shape ()?
 
 # %%
 #| calls-exercise
@@ -122,7 +122,7 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 
 # %%
 #| exercise: stridegrad.array.layout.contiguous_strides
-#| hint: go from the last axis to the first; the last stride is 1, then multiply by each size
+#| hint: which axis moves fastest, and how far apart are its neighbours?
 
 # %%
 #| calls-exercise
@@ -144,7 +144,7 @@ contiguous_strides((2, 3, 4)), contiguous_strides((4, 6)), contiguous_strides(()
 
 # %%
 #| exercise: stridegrad.array.layout.index_to_offset
-#| hint: start from offset and add index[k] * strides[k] for every axis k
+#| hint: one step along axis k moves strides[k] positions; where is element (0, ..., 0)?
 
 # %%
 #| calls-exercise
@@ -168,7 +168,7 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 
 # %%
 #| exercise: stridegrad.array.layout.offset_to_index
-#| hint: for each axis from the right, index = offset % size, then offset //= size
+#| hint: like reading the digits of a number: which axis does a remainder give first?
 
 # %%
 #| calls-exercise

@@ -21,7 +21,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides  # names used in the signatures
 from stridegrad.array.layout import numel, contiguous_strides, index_to_offset, offset_to_index  # episode 01
 from stridegrad.viz import storage_picture, stride_explorer
@@ -111,7 +111,7 @@ stride_explorer("x.T")
 
 # %%
 #| exercise: stridegrad.array.layout.permute_layout
-#| hint: output axis k is input axis axes[k], for the sizes and the strides alike; check that axes is a permutation first
+#| hint: a transpose moves no data: what happens to each axis's size and stride?
 
 # %%
 #| calls-exercise
@@ -144,7 +144,7 @@ permute_layout((3, 4), (4, 1), (1, 0)), permute_layout((2, 3, 4), (12, 4, 1), (2
 
 # %%
 #| exercise: stridegrad.array.layout.slice_layout
-#| hint: let sl.indices(size) apply Python's rules; len(range(...)) counts the kept elements; mind step 0 and the empty selection
+#| hint: Python can turn a slice and a size into start, stop, step for you
 
 # %%
 #| calls-exercise
@@ -173,7 +173,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.is_contiguous
-#| hint: walk the axes right to left, comparing each stride with a fresh array's; skip size-1 axes, and remember the empty array
+#| hint: compare with the strides a fresh array of this shape would have; which axes can you ignore?
 
 # %%
 #| calls-exercise
@@ -231,7 +231,7 @@ copy_view(storage, (4, 3), (1, 4))  # x.T, now in its own storage with strides (
 
 # %%
 #| exercise: stridegrad.array.layout.reshape_strides
-#| hint: if is_contiguous: contiguous_strides(new_shape); else match groups of old and new axes with equal products, and return None if an old group is not evenly spaced
+#| hint: a contiguous array is the easy case; when can a strided one be reshaped without a copy?
 
 # %%
 #| calls-exercise

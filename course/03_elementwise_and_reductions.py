@@ -23,7 +23,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides, View  # names used in the signatures
 from stridegrad.array.layout import numel, contiguous_strides, offset_to_index  # episode 01
 from stridegrad.array.layout import permute_layout  # episode 02
@@ -87,7 +87,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.iter_offsets
-#| hint: start from [offset]; for each dimension (d, s), replace every position p by its run of d positions, s apart
+#| hint: one nested loop per dimension, for any number of dimensions: build the list one dimension at a time
 
 # %%
 #| calls-exercise
@@ -107,7 +107,7 @@ iter_offsets((2, 3), (3, 1)), iter_offsets((3, 2), (1, 3)), iter_offsets((), (),
 
 # %%
 #| exercise: stridegrad.array.layout.map_unary
-#| hint: unpack the view tuple x, then read storage at each position your iter_offsets gives, in that order
+#| hint: your iter_offsets gives the positions to read, in the right order
 
 # %%
 #| calls-exercise
@@ -131,7 +131,7 @@ nested(map_unary(lambda v: 10 * v, mt), mt[1]), map_unary(relu, ([-2, 3, -1, 4],
 
 # %%
 #| exercise: stridegrad.array.layout.map_binary
-#| hint: raise ValueError if the shapes differ, then zip(iter_offsets(x's layout), iter_offsets(y's layout))
+#| hint: two views of one shape: walk the positions of both at once
 
 # %%
 #| calls-exercise
@@ -191,7 +191,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.sum_axis
-#| hint: normalise a negative axis; the view without that axis gives one start per output; from each start, step strides[axis]
+#| hint: split the axes: the summed one, and the others, which are a view of their own
 
 # %%
 #| calls-exercise
@@ -254,7 +254,7 @@ print("sum_axis(mt, 0):", sum_axis(mt, 0), "  sum_axis(m, 1):", sum_axis(m, 1))
 
 # %%
 #| exercise: stridegrad.array.layout.reduce_axis
-#| hint: the same loops as sum_axis, but collect each group's values into a list and call fn on it once
+#| hint: sum_axis with sum replaced by any function of a list
 
 # %%
 #| calls-exercise

@@ -21,7 +21,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides, contiguous_strides  # episode 01
 import operator
 import matplotlib.pyplot as plt
@@ -107,7 +107,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.array.layout.broadcast_shapes
-#| hint: out = [1] * longest length; for each shape and k = 1, 2, ... compare s[-k] with out[-k]
+#| hint: write the shapes under each other, aligned on the right: what must hold in each column?
 
 # %%
 #| calls-exercise
@@ -150,7 +150,7 @@ xb.tolist()
 
 # %%
 #| exercise: stridegrad.array.layout.broadcast_strides
-#| hint: align the shapes on the right; new leading dims and size-1 dims read stride 0; anything else must match exactly
+#| hint: a stride of 0 reads one element again and again: which axes need that?
 
 # %%
 #| calls-exercise
@@ -182,7 +182,7 @@ broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 
 
 # %%
 #| exercise: broadcast_binary
-#| hint: for k in range(numel(shape)): index = offset_to_index(k, shape), then read x and y with index_to_offset
+#| hint: each element of the result has an index; read each operand at that index through its strides
 from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # episode 01
 
 

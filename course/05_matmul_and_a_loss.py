@@ -21,7 +21,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides  # episode 01
 import random
 import time
@@ -91,7 +91,7 @@ print("b.T strides", bt.strides, "  same storage:", bt.storage is b.storage)
 
 # %%
 #| exercise: matmul_2d
-#| hint: loops over i and j outside, p inside; every position is a start plus p steps, both taken from the strides
+#| hint: element (i, j) is a dot product: of which row and column, and where do they start in storage?
 def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
               b: list, b_shape: Shape, b_strides: Strides) -> list:
     """Matrix product of two rank-2 strided arrays over flat storage.
@@ -159,7 +159,7 @@ print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides),
 
 # %%
 #| exercise: batched_matmul
-#| hint: add an outer loop over t; row i of matrix t of a starts at t*as0 + i*as1, column j of b at t*bs0 + j*bs2
+#| hint: one more loop around matmul_2d: where does matrix t of each operand start?
 def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
                    b: list, b_shape: Shape, b_strides: Strides) -> list:
     """Batched matrix product of two rank-3 strided arrays over flat storage.
@@ -215,7 +215,7 @@ batched_matmul([1, 2, 3, 4], (2, 1, 2), (2, 2, 1), [10, 1], (2, 2, 1), (0, 1, 1)
 
 # %%
 #| exercise: mse
-#| hint: check the lengths (and emptiness) first, then average the squared differences
+#| hint: mean of what? square each difference first; mind the lists it cannot take
 def mse(pred: list, target: list) -> float:
     """Mean squared error of two equally long lists of numbers.
 
@@ -282,7 +282,7 @@ print(len(xs), "points; first three:", [(x, round(y, 3)) for x, y in zip(xs[:3],
 
 # %%
 #| exercise: line_grads
-#| hint: compute the residuals (prediction minus target) once, then both sums of the derivation
+#| hint: write L as a mean of squared residuals and differentiate one term (chain rule)
 def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
     """Gradients of ``L = mse([w * x + b for x in xs], ys)`` with respect to w and b.
 

@@ -26,7 +26,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import math
 import matplotlib.pyplot as plt
 import stridegrad as sg
@@ -200,7 +200,7 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 
 # %%
 #| exercise: stridegrad.course.designs.add
-#| hint: make the output Value first, define _backward(g) inside add so that it sees a and b, and attach it to the output before you return it
+#| hint: how much does a + b change when a changes a little? each input gets that share of g
 
 # %%
 #| check: add
@@ -213,7 +213,7 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 
 # %%
 #| exercise: stridegrad.course.designs.mul
-#| hint: the same shape as add; only the local slopes change: d(a*b)/da is b.data, d(a*b)/db is a.data
+#| hint: the same shape as add; only the local derivatives change
 
 # %%
 #| calls-exercise
@@ -235,7 +235,7 @@ print(f"x * x at x = 3: dy/dx = {x.grad}")
 
 # %%
 #| exercise: stridegrad.course.designs.tanh
-#| hint: compute t = math.tanh(a.data) once, outside the closure, and let the closure use t
+#| hint: the derivative of tanh can be written with tanh itself
 
 # %%
 #| calls-exercise
@@ -345,7 +345,7 @@ except RecursionError:
 
 # %%
 #| exercise: stridegrad.course.designs.topological_order
-#| hint: start from [(root, False)]; a popped (node, True) is listed; a popped (node, False) not yet visited is marked, pushed back as (node, True), and its inputs go on top
+#| hint: recursion would do it, but 10,000 nodes are too deep: what can stand in for the call stack?
 
 # %%
 #| calls-exercise
@@ -365,7 +365,7 @@ print(len(topological_order(chain)), "nodes, no RecursionError")
 
 # %%
 #| exercise: stridegrad.course.designs.backward
-#| hint: topological_order lists every node after its inputs, so walk that list backwards; leaves have no closure to call
+#| hint: in which order must the closures run, so that a node has all its gradient before passing it on?
 
 # %%
 #| calls-exercise
@@ -428,7 +428,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.course.designs.central_difference
-#| hint: make two copies of xs with list(xs), move entry i of one up by h and of the other down by h
+#| hint: a slope between two nearby points; never change xs itself
 
 # %%
 #| check: central_difference

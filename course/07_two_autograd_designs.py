@@ -29,7 +29,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import gc
 import math
 import time
@@ -100,7 +100,7 @@ print(inspect.getsource(AccumulateGrad))
 
 # %%
 #| exercise: stridegrad.course.designs.gradient_edge
-#| hint: three cases, checked in this order: made by an operation (grad_fn), a leaf that requires grad, a constant
+#| hint: three kinds of Var: made by an operation, a leaf wanting a gradient, anything else
 
 # %%
 #| check: gradient_edge
@@ -135,7 +135,7 @@ def var_tanh(a):
 
 # %%
 #| exercise: stridegrad.course.designs.var_mul
-#| hint: follow var_add above; the only change is that MulBackward also takes the two input numbers
+#| hint: when does a product need a history at all, and what must its node remember?
 
 # %%
 #| calls-exercise
@@ -167,7 +167,7 @@ print("xy.grad_fn.next_functions", xy.grad_fn.next_functions)
 
 # %%
 #| exercise: stridegrad.course.designs.count_dependencies
-#| hint: push a node on the stack only the first time you reach it, but count every edge that reaches it
+#| hint: walk the nodes once each, but count every edge
 
 # %%
 #| calls-exercise
@@ -192,7 +192,7 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 
 # %%
 #| exercise: stridegrad.course.designs.run_backward
-#| hint: keep a dict of buffers and a list of ready nodes, both starting with root.grad_fn; each edge that delivers a gradient lowers its node's count by one
+#| hint: a node runs only when all its shares of gradient have arrived: which function says how many?
 
 # %% [markdown]
 # The worked example of episode 06, in design B: weights `[0.5, -1.0, 2.0]`,
@@ -281,7 +281,7 @@ print("design A keeps interior grads:", za._prev[0])
 
 # %%
 #| exercise: stridegrad.course.designs.count_cycle_garbage
-#| hint: remember gc.isenabled() first, and restore it in a finally block; do not keep what build() returns in a variable
+#| hint: the gc module can switch the collector off, run it by hand and count what it finds
 
 # %%
 #| check: count_cycle_garbage

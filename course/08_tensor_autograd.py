@@ -34,7 +34,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 from typing import Callable
 import textwrap
 import numpy as np
@@ -195,7 +195,7 @@ except ValueError as err:
 
 # %%
 #| exercise: stridegrad.course.reference.unbroadcast
-#| hint: sum over the first grad.ndim - len(shape) axes, then over the size-1 axes of shape with keepdims=True
+#| hint: a broadcast input element was used many times: its gradient is a sum over those uses
 
 # %% [markdown]
 # Compare with the engine: `x` of shape `(3, 1)` plus `y` of shape `(4,)` gives
@@ -231,7 +231,7 @@ print("yours  :", unbroadcast(np.ones((3, 4)), (3, 1)).tolist(), unbroadcast(np.
 
 # %%
 #| exercise: stridegrad.course.reference.sum_backward
-#| hint: without keepdims, first reshape grad so that every reduced axis is back as size 1; then broadcast to shape
+#| hint: each input element was added once into one output element: what does it get back?
 
 # %%
 #| calls-exercise
@@ -256,7 +256,7 @@ print("mean:   every entry gets", x.grad.numpy()[0, 0], "= 1/9")
 
 # %%
 #| exercise: stridegrad.course.reference.max_backward
-#| hint: a 0/1 mask of where x equals its max (keepdims=True), shared between ties, times grad with the reduced axis put back
+#| hint: only the maxima moved the output; what happens on a tie?
 
 # %%
 #| calls-exercise
@@ -288,7 +288,7 @@ print("yours: ", max_backward(x.numpy(), np.array([10.0, 20.0]), axis=1).tolist(
 
 # %%
 #| exercise: stridegrad.course.reference.matmul_backward
-#| hint: write down the shape each gradient must have, then find the one product of grad, a and b (transposed or not) with that shape
+#| hint: use the shapes: which product of grad, a and b (transposed or not) has a's shape?
 
 # %%
 #| calls-exercise
@@ -338,7 +338,7 @@ print("x.reshape(6) grad_fn:", x.reshape(6).grad_fn, "  x.grad =", x.grad.numpy(
 
 # %%
 #| exercise: stridegrad.course.reference.numerical_gradient
-#| hint: loop over np.ndindex(*x.shape); nudge one entry up and down by eps, call f each time, and put the entry back
+#| hint: one entry at a time: nudge it up and down by eps, and put it back
 
 # %% [markdown]
 # Now check your own backward rules with it. Each check turns the rule into a

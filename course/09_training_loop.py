@@ -29,7 +29,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import math
 import numpy as np
 import matplotlib.pyplot as plt
@@ -95,7 +95,7 @@ print(model(sg.tensor([1.0, 3.0])))
 
 # %%
 #| exercise: Linear
-#| hint: __init__ makes two Parameters, uniform in [-1/sqrt(in_features), 1/sqrt(in_features)]; forward is x @ W.T + b
+#| hint: two Parameters with the docstring's shapes; forward is one matmul and one addition
 import math
 import stridegrad as sg
 from stridegrad.nn import Module, Parameter
@@ -319,7 +319,7 @@ print("shifted:      ", np.exp(z - z.max()) / np.exp(z - z.max()).sum())
 
 # %%
 #| exercise: stridegrad.course.reference.log_softmax
-#| hint: subtract the row max (keepdims=True), then subtract the log of the sum of exps of what is left
+#| hint: log(softmax(x)) = x - log(sum(exp(x))): what overflows, and what shift changes nothing?
 
 # %%
 #| check: log_softmax
@@ -337,7 +337,7 @@ print("shifted:      ", np.exp(z - z.max()) / np.exp(z - z.max()).sum())
 
 # %%
 #| exercise: stridegrad.course.reference.nll_loss
-#| hint: build a one-hot mask Tensor with np.eye(C)[targets], multiply, sum, negate, divide by N
+#| hint: each row needs one entry, its target's; how can a multiplication pick it so gradients flow?
 
 # %%
 #| calls-exercise
@@ -383,7 +383,7 @@ print("library:", F.cross_entropy(logits, targets).item())
 
 # %%
 #| exercise: stridegrad.course.reference.sgd_step
-#| hint: add weight decay to the gradient first; the buffer lives in state and starts as the gradient itself
+#| hint: weight decay, then momentum, then the step: which one needs memory between calls?
 
 # %%
 #| check: sgd_step
@@ -393,7 +393,7 @@ print("library:", F.cross_entropy(logits, targets).item())
 
 # %%
 #| exercise: stridegrad.course.reference.adam_step
-#| hint: count the step in state first; m, v start at 0 and are stored back in state; bias-correct both with 1 - beta**t
+#| hint: two running averages and a step count live in state; look up Adam's update (Kingma and Ba)
 
 # %%
 #| check: adam_step

@@ -31,7 +31,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import json
 import math
 import time
@@ -134,7 +134,7 @@ print(a + b.to("python"))
 
 # %%
 #| exercise: namespace_of
-#| hint: remember the namespace and device of the first array you meet, and compare every later array with them
+#| hint: every array answers x.__array_namespace__(); what must hold for all of them together?
 def namespace_of(*arrays):
     """The array namespace shared by ``arrays`` (Python numbers are skipped).
 
@@ -276,7 +276,7 @@ else:
 
 # %%
 #| exercise: softmax
-#| hint: subtract xp.max(x, axis=axis, keepdims=True) before xp.exp, then divide by the xp.sum along the same axis, keepdims=True
+#| hint: exp(x) / sum(exp(x)) with xp's functions; what keeps exp from overflowing?
 def softmax(xp, x, axis=-1):
     """Softmax of ``x`` along ``axis``, with only Array API calls on ``xp``.
 
@@ -400,7 +400,7 @@ for device, losses in runs.items():
 
 # %%
 #| exercise: pick_device
-#| hint: turn a lone string into a one-name tuple first; keep each refusal's reason for the error message
+#| hint: try the names in order; what if prefer is one string?
 from stridegrad.backend import device_available
 
 
@@ -495,7 +495,7 @@ print(t.to("cpu"))  # the same two doors, and differentiable
 
 # %%
 #| exercise: to_host
-#| hint: three cases, in the order of the list above; getattr(x, "get", None) tells you whether there is a .get()
+#| hint: three kinds of input: a NumPy array, one that can copy itself to the host, anything else
 import numpy as np
 
 
@@ -607,7 +607,7 @@ print(f"sync, launch, sync, then the clock:  {synced * 1e3:8.3f} ms  <- the real
 
 # %%
 #| exercise: time_op
-#| hint: the sync() must come before the clock reading that ends each run, and once after the warm-up
+#| hint: the device works asynchronously: when must you wait for it, and why run fn once first?
 import math
 import time
 

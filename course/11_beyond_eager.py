@@ -34,7 +34,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import time
 import warnings
 
@@ -327,7 +327,7 @@ print(evaluate(Op("s", "sum", ("m",), {"axis": 0}), [np.array([[1.0, 2.0], [3.0,
 
 # %%
 #| exercise: stridegrad.course.compiler.run_graph
-#| hint: keep a dict of values by name; an input's value is inputs[op.name], any other op's is evaluate(op, [the values of op.args])
+#| hint: every argument is computed before it is used: where do you keep the values?
 
 # %%
 #| calls-exercise
@@ -369,7 +369,7 @@ print(dead.users())
 
 # %%
 #| exercise: stridegrad.course.compiler.eliminate_dead_code
-#| hint: start the needed set from graph.outputs; when you keep an op, everything it reads becomes needed; the kept list comes out backwards
+#| hint: needed: an output, or read by a needed op. in which order does one walk find them all?
 
 # %%
 #| calls-exercise
@@ -423,7 +423,7 @@ return z, w
 
 # %%
 #| exercise: stridegrad.course.compiler.eliminate_common_subexpressions
-#| hint: two dicts: key -> the name that first had it, and dropped name -> kept name; build each op's key only after renaming its args
+#| hint: two ops repeat each other when they do the same to the same arguments: what key says that?
 
 # %%
 #| calls-exercise
@@ -470,7 +470,7 @@ return z
 
 # %%
 #| exercise: stridegrad.course.compiler.constant_fold
-#| hint: one dict of known values by name, filled by const ops and by every op you fold; a folded op is Op(op.name, "const", (), {"value": ...})
+#| hint: which ops can be computed before the inputs are known?
 
 # %%
 #| calls-exercise
@@ -569,7 +569,7 @@ print(fused_op(g, [g["t"], g["z"]]))
 
 # %%
 #| exercise: stridegrad.course.compiler.fuse_elementwise
-#| hint: graph.users() tells you an op's readers; pop the groups waiting on the op's args (so none is used twice) and append the op itself
+#| hint: an elementwise value need not be stored when its only reader is elementwise too
 
 # %%
 #| calls-exercise

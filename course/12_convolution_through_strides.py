@@ -30,7 +30,7 @@
 
 # %%
 #| setup
-from stridegrad.course import check
+from stridegrad.course import check, hint
 import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -108,7 +108,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.course.reference_conv.window_layout
-#| hint: the window axes repeat the image's strides; the window-count axes step by the stride too; count with (n - k) // s + 1
+#| hint: how far apart in storage are neighbouring windows, and neighbours inside one window?
 
 
 # %%
@@ -173,7 +173,7 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 
 # %%
 #| exercise: stridegrad.course.reference_conv.im2col
-#| hint: window_layout gives the view in elements; as_strided wants bytes (x.itemsize); then permute to (C, kh, kw, OH, OW) and reshape
+#| hint: window_layout gives the window view with no copy: which axes become rows, which columns?
 
 
 # %%
@@ -220,7 +220,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.course.reference_conv.conv2d
-#| hint: compare the channel counts first; pad only the two image axes; then your im2col and one matmul; the bias is one number per output channel
+#| hint: im2col makes each window a column: what does a flattened weight row do to a column?
 
 
 # %% [markdown]
@@ -295,7 +295,7 @@ except ValueError as err:
 
 # %%
 #| exercise: stridegrad.course.reference_conv.col2im
-#| hint: check the shape of cols first; start from zeros; each kernel offset (i, j) adds one (C, OH, OW) block into a strided slice of the output
+#| hint: im2col copied an element into every window covering it; the transpose adds the copies back
 
 
 # %% [markdown]
@@ -345,7 +345,7 @@ print("<im2col(x), g> =", np.sum(im2col(x_r, (3, 3), (2, 2)) * g_r),
 
 # %%
 #| exercise: stridegrad.course.reference_conv.max_pool2d
-#| hint: stride defaults to kernel; the same window view as in im2col, then .max over the last two axes; each channel on its own
+#| hint: a window view again, with the maximum instead of a dot product
 
 
 # %%
@@ -461,7 +461,7 @@ plt.show()
 
 # %%
 #| exercise: stridegrad.course.reference_conv.conv2d_input_grad
-#| hint: reread the section on the backward: from grad_out to the columns' gradient, then to the (padded) image
+#| hint: conv2d was weight @ im2col(padded x): go back through each step in reverse
 
 
 # %%

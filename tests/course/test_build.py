@@ -162,7 +162,9 @@ def test_build_lesson_structure(tmp_path):
     # exercise: nbgrader solution cell, stub in the lesson, markers kept in the solution
     assert ex.metadata["nbgrader"] == {"grade": False, "grade_id": "flatten", "locked": False,
                                        "schema_version": 3, "solution": True}
-    assert "raise NotImplementedError('recurse')" in ex.source and "isinstance" not in ex.source
+    # the nudge, and where lesson 00's hint levels for flatten are
+    assert ("raise NotImplementedError('recurse (hints in levels: hint(\"00\", \"flatten\"))')"
+            in ex.source) and "isinstance" not in ex.source
     assert "### BEGIN SOLUTION" in solution.cells[2].source
     # a cell that calls the exercise may raise in the lesson only
     assert call.metadata["tags"] == ["raises-exception"]
@@ -284,7 +286,7 @@ def test_drift_check_fails_when_the_build_record_is_stale(tmp_path):
 
 def test_build_verify_catches_an_untagged_failing_cell(tmp_path):
     tiny_root(tmp_path, TINY.replace("#| calls-exercise\n", ""))
-    with pytest.raises(BuildError, match=r"raises NotImplementedError: recurse in the fresh lesson "
+    with pytest.raises(BuildError, match=r"raises NotImplementedError: recurse .* in the fresh lesson "
                                          r"but is not marked '#\| calls-exercise'"):
         build(tmp_path, log=lambda s: None)
 

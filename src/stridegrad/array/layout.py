@@ -57,12 +57,6 @@ def numel(shape: Shape) -> int:
 
     Shape contract: ``(d0, ..., dn-1) -> d0 * ... * dn-1``; ``() -> 1`` (a scalar).
 
-    Stands for the loop::
-
-        n = 1
-        for d in shape:
-            n *= d
-
     Args:
         shape: sizes of the dimensions.
 
@@ -82,16 +76,9 @@ def numel(shape: Shape) -> int:
 def contiguous_strides(shape: Shape) -> Strides:
     """Row-major (C-order) strides, in elements, for a freshly allocated array.
 
-    Shape contract: ``(d0, ..., dn-1) -> (s0, ..., sn-1)`` with ``sn-1 == 1`` and
-    ``sk == s(k+1) * d(k+1)``; ``() -> ()``.
-
-    Stands for the loop (right to left, the last axis moves fastest)::
-
-        strides = [0] * len(shape)
-        step = 1
-        for k in reversed(range(len(shape))):
-            strides[k] = step
-            step *= max(shape[k], 1)
+    Shape contract: ``(d0, ..., dn-1) -> (s0, ..., sn-1)``, one stride per
+    dimension, where ``sk`` is how many storage positions one step along axis ``k``
+    moves in a row-major array; ``() -> ()``.
 
     A size-0 dimension counts as 1, as in NumPy's ``reshape``, so that no stride
     is 0 (a 0 stride means "broadcast"); an empty array has no elements, so any
@@ -120,12 +107,6 @@ def index_to_offset(index: Index, strides: Strides, offset: int = 0) -> int:
 
     Shape contract: ``index`` and ``strides`` have one entry per dimension.
 
-    Stands for the loop::
-
-        position = offset
-        for i, s in zip(index, strides):
-            position += i * s
-
     Args:
         index: one (non-negative) int per dimension.
         strides: element strides, one per dimension.
@@ -149,13 +130,6 @@ def offset_to_index(offset: int, shape: Shape) -> Index:
 
     The inverse of ``index_to_offset(index, contiguous_strides(shape))``.
     Shape contract: ``0 <= offset < numel(shape)`` -> one int per dimension.
-
-    Stands for the loop (peel off the fastest axis first)::
-
-        index = [0] * len(shape)
-        for k in reversed(range(len(shape))):
-            index[k] = offset % shape[k]
-            offset //= shape[k]
 
     Args:
         offset: a position in ``range(numel(shape))``.
@@ -187,14 +161,6 @@ def check_index(index: Index, shape: Shape) -> Index:
 
     Shape contract: one int per dimension -> one int per dimension, each in
     ``range(shape[k])``.
-
-    Stands for the loop::
-
-        for k, (i, d) in enumerate(zip(index, shape)):
-            if i < 0:
-                i += d
-            if not 0 <= i < d:
-                raise IndexError(...)
 
     Args:
         index: one int per dimension; ``-1`` means the last element.
@@ -238,14 +204,6 @@ def is_contiguous(shape: Shape, strides: Strides) -> bool:
     NumPy's "relaxed strides" rule), and an array with no elements is
     contiguous whatever its strides.
 
-    Stands for the loop (compare with the strides a fresh array would have)::
-
-        expected = 1
-        for d, s in reversed(list(zip(shape, strides))):
-            if d != 1 and s != expected:
-                return False
-            expected *= d
-
     Args:
         shape: sizes of the dimensions.
         strides: element strides, one per dimension.
@@ -275,11 +233,6 @@ def permute_layout(shape: Shape, strides: Strides, axes: tuple[int, ...]) -> tup
 
     Shape contract: ``axes`` is a permutation of ``range(len(shape))``; output
     dimension ``k`` is input dimension ``axes[k]``.
-
-    Stands for the loop::
-
-        new_shape = tuple(shape[a] for a in axes)
-        new_strides = tuple(strides[a] for a in axes)
 
     Args:
         shape: sizes of the dimensions.
@@ -313,12 +266,6 @@ def slice_layout(size: int, stride: int, sl: slice) -> tuple[int, int, int]:
     count from the end, out-of-range bounds are clipped, and any non-zero
     step is allowed (a negative step walks backwards).
 
-    Stands for the loop (the positions the slice selects)::
-
-        start, stop, step = sl.indices(size)
-        for i in range(start, stop, step):
-            yield i * stride            # = offset_delta + j * new_stride
-
     Args:
         size: size of the dimension being sliced.
         stride: its element stride.
@@ -349,22 +296,10 @@ def slice_layout(size: int, stride: int, sl: slice) -> tuple[int, int, int]:
 def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides | None:
     """Strides that view the same elements in ``new_shape``, or None if a copy is needed.
 
-    Shape contract: ``numel(new_shape) == numel(shape)``. Follows NumPy's
-    ``_attempt_nocopy_reshape`` (row-major order): a view exists when every
-    group of old axes that merges into, or splits out of, a group of new axes
-    is evenly spaced (each stride is the next size times the next stride,
-    ``s[k] == d[k+1] * s[k+1]``), even if the whole array is not contiguous.
-
-    Stands for the loop (after dropping size-1 old axes, whose strides do not
-    matter)::
-
-        while old and new axes are left:
-            grow a group of old axes and a group of new axes until their
-            products match
-            if the old group is not evenly spaced (s[k] != d[k+1] * s[k+1]):
-                return None
-            the last new axis in the group takes the last old axis's stride;
-            each earlier one is the next stride times the next size
+    Shape contract: ``numel(new_shape) == numel(shape)``. Returns None exactly
+    when NumPy's ``reshape`` would copy (row-major order, as NumPy's
+    ``_attempt_nocopy_reshape``): a view can exist even when the array is not
+    contiguous.
 
     Args:
         shape: current sizes.
@@ -383,6 +318,8 @@ def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides
         (2, 1)
         >>> reshape_strides((3, 2), (1, 3), (6,)) is None   # a transpose
         True
+        >>> reshape_strides((2, 4), (8, 1), (2, 2, 2))      # every other row: still a view
+        (8, 2, 1)
     """
     shape, strides, new_shape = tuple(shape), tuple(strides), tuple(new_shape)
     if numel(shape) != numel(new_shape):
@@ -430,14 +367,6 @@ def infer_shape(shape: tuple[int, ...], numel_: int) -> Shape:
     Shape contract: ``shape`` may contain one ``-1``; the result has
     ``numel(result) == numel_``.
 
-    Stands for the loop::
-
-        known = 1
-        for d in shape:
-            if d != -1:
-                known *= d
-        missing = numel_ // known       # must divide exactly
-
     Args:
         shape: the requested shape, possibly with one ``-1``.
         numel_: the number of elements of the array being reshaped.
@@ -482,16 +411,6 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     be 1 or the common size; missing leading sizes count as 1.
     ``(4, 1, 3), (5, 1) -> (4, 5, 3)``.
 
-    Stands for the loop::
-
-        out = [1] * max(len(s) for s in shapes)
-        for s in shapes:
-            for k in range(1, len(s) + 1):     # from the right
-                if s[-k] != 1:
-                    if out[-k] not in (1, s[-k]):
-                        raise ValueError(...)
-                    out[-k] = s[-k]
-
     Args:
         *shapes: any number of shapes (none gives ``()``).
 
@@ -534,13 +453,6 @@ def broadcast_strides(shape: Shape, strides: Strides, target_shape: Shape) -> St
     reads the same element; NumPy zeroes a size-1 axis even when it is not
     stretched); the others keep their stride.
 
-    Stands for the loop::
-
-        lead = len(target_shape) - len(shape)
-        out = [0] * lead
-        for d, s, t in zip(shape, strides, target_shape[lead:]):
-            out.append(0 if d == 1 else s)      # d must be 1 or t
-
     Args:
         shape: current sizes.
         strides: current element strides.
@@ -576,19 +488,6 @@ def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
 
     Shape contract: ``(d0, ..., dn-1)`` -> a list of ``numel(shape)`` ints;
     element ``k`` of the list is the position of ``offset_to_index(k, shape)``.
-
-    Stands for the nested loop (one level per dimension)::
-
-        for i0 in range(d0):
-            for i1 in range(d1):
-                ...
-                    yield offset + i0 * s0 + i1 * s1 + ...
-
-    It is computed one dimension at a time instead: start from ``[offset]``
-    and, for each dimension, replace every position ``p`` by the run
-    ``p, p + s, ..., p + (d - 1) * s``. Each run is a ``range`` (or, for a stride
-    of 0, which ``range`` refuses, ``itertools.repeat``), so the work per element
-    happens in C, with no index tuples.
 
     Args:
         shape: sizes of the dimensions.
@@ -635,12 +534,6 @@ def map_unary(fn, x: View) -> list:
     ``contiguous_strides(S)`` and its offset 0). The storage of ``x`` is not
     modified, and ``fn`` is called once per element, in row-major order.
 
-    Stands for the loop::
-
-        out = []
-        for p in iter_offsets(shape, strides, offset):
-            out.append(fn(storage[p]))
-
     Args:
         fn: a function of one value.
         x: the view, a tuple ``(storage, shape, strides, offset)``.
@@ -662,12 +555,6 @@ def map_binary(fn, x: View, y: View) -> list:
     Shape contract: ``S, S -> numel(S)`` values in row-major order; the element
     at each index is ``fn(x[index], y[index])``. The two views may have
     different strides and offsets, and may share one storage.
-
-    Stands for the loop::
-
-        out = []
-        for p, q in zip(iter_offsets(*x_layout), iter_offsets(*y_layout)):
-            out.append(fn(x_storage[p], y_storage[q]))
 
     Args:
         fn: a function of two values (``x``'s first).
@@ -699,17 +586,6 @@ def sum_axis(x: View, axis: int, keepdims: bool = False) -> tuple[list, Shape]:
     without ``dk``, or with ``dk`` replaced by 1 when ``keepdims``; the values
     come back as a new row-major list. A negative ``axis`` counts from the end.
     An axis of size 0 sums to 0.
-
-    The reduced axis becomes the inner loop; the other axes are the view with
-    that axis left out.
-
-    Stands for the loop::
-
-        for start in iter_offsets(shape without axis, strides without axis, offset):
-            total = 0
-            for j in range(shape[axis]):
-                total += storage[start + j * strides[axis]]
-            out.append(total)
 
     Args:
         x: the view, a tuple ``(storage, shape, strides, offset)``.
@@ -751,12 +627,6 @@ def reduce_axis(fn, x: View, axis: int, keepdims: bool = False) -> tuple[list, S
     ``fn`` gets the list of values along ``axis`` in index order (index 0
     first) and returns one value: ``sum``, ``max``, ``min``, a mean
     (``lambda v: sum(v) / len(v)``), ...
-
-    Stands for the loop::
-
-        for start in iter_offsets(shape without axis, strides without axis, offset):
-            out.append(fn([storage[start + j * strides[axis]]
-                           for j in range(shape[axis])]))
 
     Args:
         fn: a function from a list of values to one value.

@@ -447,9 +447,8 @@ def run_graph(graph, inputs):
     """Run ``graph`` on ``inputs`` (a dict: input name -> value); return the list of
     output values, in the order of ``graph.outputs``.
 
-    Walk the ops in order, keeping each value in a dict by name: an ``input``
-    takes its value from ``inputs`` (a missing one is a ``KeyError``), every
-    other op is ``evaluate(op, [values of its args])``.
+    An ``input`` op takes its value from ``inputs`` (a missing one is a
+    ``KeyError``); every other op's value is ``evaluate(op, [values of its args])``.
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nz = multiply(x, y)\\nreturn z")
@@ -469,9 +468,7 @@ def eliminate_dead_code(graph):
     """A new graph without the ops no output depends on. ``input`` ops always stay
     (they are the function's arguments); the order of the ops kept is unchanged.
 
-    An op is needed when it is an output, or when a needed op reads it. Walking
-    the ops from the last to the first, every user of an op comes before the op
-    itself, so one backward walk finds them all.
+    An op is needed when it is an output, or when a needed op reads it.
 
     Example:
         >>> g = parse("x = input()\\nd = exp(x)\\nz = negative(x)\\nreturn z")
@@ -493,12 +490,10 @@ def eliminate_common_subexpressions(graph):
     """A new graph where an op that repeats an earlier one (same op, same arguments,
     same attrs) is dropped and its users read the earlier value instead.
 
-    Walk the ops in order with a dict ``replace`` (dropped name -> kept name);
-    rename each op's args through it *before* comparing, so that repeats of
-    repeats are found too. The key of an op is ``(op.op, args, attrs)`` with
-    ``attrs`` as ``tuple(sorted(op.attrs.items()))``; for ``COMMUTATIVE`` ops the
-    args are sorted, so ``add(y, x)`` repeats ``add(x, y)`` (but ``subtract(y,
-    x)`` does not repeat ``subtract(x, y)``). ``input`` ops are never merged: two
+    An op that reads a dropped op reads the kept one instead, so repeats of
+    repeats are found too. For ``COMMUTATIVE`` ops the order of the arguments
+    does not matter: ``add(y, x)`` repeats ``add(x, y)`` (but ``subtract(y, x)``
+    does not repeat ``subtract(x, y)``). ``input`` ops are never merged: two
     arguments are two different values. Outputs are renamed too.
 
     Example:
@@ -562,13 +557,12 @@ def fuse_elementwise(graph):
 
     An elementwise op is *absorbed* by its user when that user is the only op
     that reads it, the user is elementwise too, and the op is not an output: its
-    value is then needed only inside the kernel and never stored. Walk the ops
-    in order with a dict ``waiting`` (name -> the ops its user will absorb):
-    an elementwise op collects the groups waiting on its args, plus itself;
-    if it is absorbed in turn, its group waits on its name; otherwise the group
-    becomes ``fused_op(graph, group)``, or stays the op itself when alone.
-    Other ops (``sum``, ``matmul``, inputs, consts) are kept as they are: a
-    reduction mixes elements, so the chain stops there.
+    value is then needed only inside the kernel and never stored. Each op that
+    is not absorbed, with all the ops it absorbs (directly or through them),
+    becomes one ``fused_op(graph, group)`` in its place, or stays the op itself
+    when it absorbs none. Other ops
+    (``sum``, ``matmul``, inputs, consts) are kept as they are: a reduction mixes
+    elements, so the chain stops there.
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nb = input()\\n"

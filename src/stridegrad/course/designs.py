@@ -131,8 +131,7 @@ def tanh(a):
     """``tanh(a)`` for a Value, recording how to send the gradient back.
 
     Returns ``Value(math.tanh(a.data), (a,), "tanh")`` whose closure
-    ``_backward(g)`` adds ``d tanh(a)/da * g`` into ``a.grad``. The derivative
-    is ``1 - tanh(a)**2``: use the output number, it is already computed.
+    ``_backward(g)`` adds ``d tanh(a)/da * g`` into ``a.grad``.
     """
     t = math.tanh(a.data)
     out = Value(t, (a,), "tanh")
@@ -163,8 +162,8 @@ def topological_order(root):
     """Every Value ``root`` depends on, ``root`` included, each listed once and after all of its inputs.
 
     The inputs of a node are ``node._prev``; leaves are listed too, and ``root``
-    comes last. Use an explicit stack instead of recursion, so that a chain of
-    10,000 operations works at Python's default recursion limit.
+    comes last. A chain of 10,000 operations must work at Python's default
+    recursion limit.
 
     Returns:
         a list of the Values.
@@ -187,12 +186,10 @@ def topological_order(root):
 def backward(root):
     """Fill in ``grad`` of every Value that ``root`` depends on with d(root)/d(value).
 
-    Put ``root`` and its ancestors in order with ``topological_order``. Every
-    node that has a ``_backward`` closure starts again from ``grad = 0.0``
-    (leaves keep theirs and accumulate: zero them between training steps).
-    Set ``root.grad = 1.0``, then call ``node._backward(node.grad)`` for each
-    node with a closure, **root first**: a node passes its gradient on only
-    after every user of it has added its share.
+    Afterwards ``root.grad`` is 1.0 and every node that has a ``_backward``
+    closure holds the gradient of this call only (it starts again from 0.0);
+    leaves keep what they had and accumulate (zero them between training steps).
+    Each closure is called once.
     """
     order = topological_order(root)
     for node in order:
@@ -432,11 +429,11 @@ def var_tanh(a):
 def count_dependencies(root):
     """For every node reachable from the node ``root``, how many edges point at it.
 
-    Follow ``next_functions`` from ``root`` (skipping ``None`` nodes) and count,
-    for each node reached, the edges that point at it from reachable nodes: a
-    node that is the target of two edges (``x * x`` gives two edges to ``x``'s
-    accumulator) counts 2. ``root`` maps to 0. Count each edge once, however
-    many paths lead to the node it leaves from, and use a stack, not recursion.
+    The edges are the entries of ``next_functions`` (``None`` nodes are not
+    nodes). A node that is the target of two edges (``x * x`` gives two edges to
+    ``x``'s accumulator) counts 2, each edge counted once however many paths lead
+    to the node it leaves from; ``root`` maps to 0. A chain of 10,000 nodes must
+    work at Python's default recursion limit.
 
     Returns:
         a dict ``{node: count}``.
@@ -458,13 +455,11 @@ def count_dependencies(root):
 def run_backward(root):
     """Backpropagate from the Var ``root``: every leaf it depends on gets d(root)/d(leaf) added to ``grad``.
 
-    Raise ``RuntimeError`` if ``root`` has no ``grad_fn``. Start ``root.grad_fn``
-    with the gradient 1.0. A node runs (``node.apply(g)``) once, when every edge
-    pointing at it has delivered its share (``count_dependencies`` tells how
-    many), with ``g`` the sum of the shares. ``apply`` returns one gradient per
-    entry of ``next_functions``: add each into the buffer of the node that
-    entry points to (skip ``None``). Keep the buffers in a dict local to this
-    call: interior gradients are never stored on Vars.
+    Raise ``RuntimeError`` if ``root`` has no ``grad_fn``. ``root``'s gradient
+    is 1.0. Every node's ``apply(g)`` is called exactly once, with ``g`` the sum
+    of all the gradient that reaches it; ``apply`` returns one gradient per entry
+    of ``next_functions``, in that order (``None`` entries lead nowhere).
+    Interior gradients are never stored on Vars.
     """
     if root.grad_fn is None:
         raise RuntimeError(f"{root!r} has no grad_fn: nothing to backpropagate through")
@@ -486,12 +481,11 @@ def run_backward(root):
 def count_cycle_garbage(build):
     """How many objects only the cycle collector can free once what ``build()`` makes is dropped.
 
-    Switch the automatic collector off (``gc.disable()``), run ``gc.collect()``
-    once to clear older garbage, call ``build()`` and drop what it returns at
-    once, then return what a second ``gc.collect()`` returns: the number of
-    unreachable objects it found. Reference counting has freed everything
-    else already. Afterwards the automatic collector is on again if it was on
-    before, even if ``build`` raised.
+    Returns the number of unreachable objects a collection finds after
+    ``build()``'s result is dropped (what reference counting could not free),
+    not counting garbage from before the call, with the automatic collector kept
+    from running in between. Afterwards the automatic collector is on again if it
+    was on before, even if ``build`` raised.
     """
     was_enabled = gc.isenabled()
     gc.disable()

@@ -38,9 +38,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum a gradient back to the shape of an input that was broadcast.
 
     ``grad`` has the shape of the op's output; ``shape`` is the input's shape,
-    which broadcast to it. Every axis that broadcasting *added* (on the left)
-    is summed away, and every axis it *stretched* (size 1 in ``shape``) is
-    summed with ``keepdims`` so that it stays size 1.
+    which broadcast to it. Each input element gets the sum of the gradients
+    of all the output elements it was broadcast to.
 
     ``(2, 3, 4)`` gradient, ``(3, 1)`` input -> a ``(3, 1)`` array.
     The result always has exactly ``shape``.
@@ -60,9 +59,8 @@ def sum_backward(grad: np.ndarray, shape: tuple, axis=None, keepdims: bool = Fal
 
     Every input element gets the gradient of the output element it was added
     into. ``grad`` has the output's shape; ``axis`` is None (all axes), an int
-    or a tuple of ints, negative ones counting from the end. Without
-    ``keepdims`` the reduced axes are missing from ``grad``: put them back as
-    size 1 *at their own place* before broadcasting.
+    or a tuple of ints, negative ones counting from the end; ``keepdims`` as
+    in the forward call. The result is a new array of shape ``shape``.
 
     ``grad`` of shape ``(2,)``, ``shape (2, 3)``, ``axis=1`` -> a ``(2, 3)`` array.
     """
@@ -105,8 +103,7 @@ def matmul_backward(a: np.ndarray, b: np.ndarray, grad: np.ndarray) -> tuple:
     """The gradients of ``out = a @ b`` for matrices: ``(n, k) @ (k, m) -> (n, m)``.
 
     ``grad`` is the gradient of the output, shape ``(n, m)``. Returns
-    ``(grad_a, grad_b)`` with the shapes of ``a`` and of ``b``:
-    ``grad_a`` is ``(n, m) @ (m, k)`` and ``grad_b`` is ``(k, n) @ (n, m)``.
+    ``(grad_a, grad_b)`` with the shapes of ``a`` and of ``b``.
     """
     grad_a = grad @ b.T
     grad_b = a.T @ grad
@@ -141,9 +138,9 @@ def log_softmax(x: sg.Tensor) -> sg.Tensor:
     """``log(softmax(x))`` along the last axis, from Tensor ops, stable for large logits.
 
     ``(N, C)`` logits -> ``(N, C)`` log-probabilities (any number of leading
-    axes works the same way). Subtract each row's maximum first: the answer
-    does not change, but ``exp`` can no longer overflow. The result must be a
-    Tensor built from Tensor operations, so that gradients flow back to ``x``.
+    axes works the same way). Stable: logits of 1000 give finite answers, no
+    overflow. The result must be a Tensor built from Tensor operations, so that
+    gradients flow back to ``x``.
     """
     shifted = x - x.max(axis=-1, keepdims=True)
     return shifted - shifted.exp().sum(axis=-1, keepdims=True).log()
@@ -152,9 +149,8 @@ def log_softmax(x: sg.Tensor) -> sg.Tensor:
 def nll_loss(logp: sg.Tensor, targets) -> sg.Tensor:
     """Mean negative log-likelihood: ``(N, C)`` log-probabilities, ``(N,)`` int targets -> ``()``.
 
-    For row ``i`` take ``-logp[i, targets[i]]``, then average over the ``N``
-    rows. Pick the entries with a one-hot mask (``np.eye(C)[targets]``)
-    multiplied in, so the result is a Tensor that gradients flow through.
+    The mean over the ``N`` rows of ``-logp[i, targets[i]]``, as a Tensor built
+    from Tensor operations, so that gradients flow back to ``logp``.
     """
     n, c = logp.shape
     onehot = sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)
@@ -184,13 +180,18 @@ def adam_step(param: np.ndarray, grad: np.ndarray, state: dict, lr: float = 1e-3
               betas: tuple = (0.9, 0.999), eps: float = 1e-8) -> np.ndarray:
     """One Adam update of one parameter; returns the new parameter array.
 
-    ``state`` keeps ``"step"`` (t, counting from 1), ``"exp_avg"`` (m) and
-    ``"exp_avg_sq"`` (v) between calls; both averages start at zero::
+    Adam as in Kingma and Ba (2015) and ``torch.optim.Adam`` (no weight decay,
+    no amsgrad): bias-corrected running averages of the gradient and of its
+    square. ``state`` keeps ``"step"`` (the number of steps taken, counting
+    from 1), ``"exp_avg"`` and ``"exp_avg_sq"`` (the two averages) between
+    calls; it starts as ``{}``. ``param`` and ``grad`` are not changed in place.
 
-        m = beta1 * m + (1 - beta1) * grad
-        v = beta2 * v + (1 - beta2) * grad**2
-        m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
-        param - lr * m_hat / (sqrt(v_hat) + eps)
+    Example:
+        >>> state = {}
+        >>> adam_step(np.array([1.0]), np.array([0.5]), state, lr=0.1)   # first step: lr * sign
+        array([0.9])
+        >>> state["step"], state["exp_avg"], state["exp_avg_sq"]
+        (1, array([0.05]), array([0.00025]))
     """
     b1, b2 = betas
     t = state["step"] = state.get("step", 0) + 1

@@ -23,7 +23,7 @@ def window_layout(shape: tuple, strides: tuple, kernel: tuple, stride: tuple = (
     """The layout of all ``kernel``-sized windows, ``stride`` apart, over the last two axes.
 
     Shape contract: ``(..., H, W)`` with element strides ``(..., sH, sW)`` ->
-    ``((..., OH, OW, kh, kw), (..., sH * sh, sW * sw, sH, sW))`` where
+    ``((..., OH, OW, kh, kw), strides of that view)`` where
     ``OH = (H - kh) // sh + 1`` and ``OW = (W - kw) // sw + 1``, for
     ``kernel = (kh, kw)`` and ``stride = (sh, sw)``. Element ``(..., r, c, i, j)``
     of the view is element ``(..., r * sh + i, c * sw + j)`` of the array.
