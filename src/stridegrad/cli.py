@@ -14,7 +14,8 @@ import importlib.util
 import sys
 
 # The order is the order of ``--help``.
-COMMANDS = ("lab", "lessons", "build", "check", "grade", "train", "bench", "doctor")
+COMMANDS = ("lab", "lessons", "build", "check", "release", "collect", "grade", "train", "bench",
+            "doctor")
 
 
 def _available() -> list[str]:

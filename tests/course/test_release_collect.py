@@ -1,0 +1,418 @@
+"""stridegrad release (hand the lessons out), stridegrad collect (file an LMS download
+into the grading layout, then grade it)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+import re
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from stridegrad.cli import main as cli
+from stridegrad.commands.lessons import source_notebooks
+from stridegrad.course.checks import load_checkpoint
+
+from .conftest import ROOT
+
+STEM = "01_flat_storage"
+SOLUTION = (ROOT / "solutions" / f"{STEM}.ipynb").read_bytes()
+LESSON = (ROOT / "lessons" / f"{STEM}.ipynb").read_bytes()
+OTHER = (ROOT / "lessons" / "02_strides_and_views.ipynb").read_bytes()
+FULL = load_checkpoint("01").max_points
+
+
+def _digest(path: Path) -> dict:
+    if path.is_file():
+        return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {str(p.relative_to(path)): (hashlib.sha256(p.read_bytes()).hexdigest(),
+                                       p.stat().st_mtime)
+            for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def _placed(submitted: Path) -> dict[str, bytes]:
+    return {p.parts[-3]: p.read_bytes()
+            for p in sorted(submitted.glob(f"*/{STEM}/{STEM}.ipynb"))}
+
+
+# ------------------------------------------------------------------------------ release
+
+def test_release_writes_the_chosen_lessons_and_a_readme(tmp_path, capsys):
+    out = tmp_path / "handout"
+    assert cli(["release", str(out), "--lessons", "1", "strides-and-views",
+                "03_elementwise_and_reductions"]) == 0
+    sources = {p.name: p.read_bytes() for p in source_notebooks()}
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["01_flat_storage.ipynb", "02_strides_and_views.ipynb",
+                     "03_elementwise_and_reductions.ipynb", "README.md"]
+    for name in names[:-1]:
+        assert (out / name).read_bytes() == sources[name]  # the student versions, as built
+    readme = (out / "README.md").read_text()
+    assert re.findall(r"^\| (\d\d) · .* \| `(\S+)` \|$", readme, re.MULTILINE) == [
+        ("01", "01_flat_storage.ipynb"), ("02", "02_strides_and_views.ipynb"),
+        ("03", "03_elementwise_and_reductions.ipynb")]
+    assert 'pip install "stridegrad[course] @ git+' in readme
+    assert "stridegrad check 01_flat_storage.ipynb" in readme
+    assert "Any file name is accepted" in readme and "Restart Kernel and Run All" in readme
+    assert "released 3 lessons" in capsys.readouterr().out
+
+
+def test_release_all_lessons_in_nbgrader_layout(tmp_path):
+    out = tmp_path / "release"
+    assert cli(["release", str(out), "--layout", "nbgrader"]) == 0
+    stems = [p.stem for p in source_notebooks()]
+    assert len(stems) >= 13
+    for stem in stems:
+        assert (out / stem / f"{stem}.ipynb").is_file()
+    assert f"`{STEM}/{STEM}.ipynb`" in (out / "README.md").read_text()
+
+
+def test_release_never_overwrites_a_different_file_without_force(tmp_path, capsys):
+    out = tmp_path / "handout"
+    assert cli(["release", str(out), "--lessons", "01"]) == 0
+    edited = out / f"{STEM}.ipynb"
+    edited.write_text("my notes")
+    capsys.readouterr()
+    assert cli(["release", str(out), "--lessons", "01", "02"]) == 2
+    err = capsys.readouterr().err
+    assert f"stridegrad release: error: 1 file already there with other contents: {edited}" \
+        in err and "--force" in err
+    assert edited.read_text() == "my notes"
+    assert not (out / "02_strides_and_views.ipynb").exists()  # all or nothing
+    assert cli(["release", str(out), "--lessons", "01", "02", "--force"]) == 0
+    assert edited.read_bytes() == next(p for p in source_notebooks() if p.stem == STEM).read_bytes()
+    assert (out / "02_strides_and_views.ipynb").is_file()
+
+
+def test_a_later_release_adds_to_the_readme_unless_it_was_edited(tmp_path, capsys):
+    out = tmp_path / "handout"
+    assert cli(["release", str(out), "--lessons", "01"]) == 0
+    assert cli(["release", str(out), "--lessons", "02"]) == 0  # README: ours, brought up to date
+    readme = (out / "README.md").read_text()
+    assert "`01_flat_storage.ipynb`" in readme and "`02_strides_and_views.ipynb`" in readme
+    (out / "README.md").write_text(readme + "\nOffice hours: Tuesday\n")
+    capsys.readouterr()
+    assert cli(["release", str(out), "--lessons", "03"]) == 2
+    assert str(out / "README.md") in capsys.readouterr().err
+    assert "Office hours" in (out / "README.md").read_text()
+
+
+def test_release_unknown_lesson(tmp_path, capsys):
+    assert cli(["release", str(tmp_path / "o"), "--lessons", "01", "99"]) == 2
+    err = capsys.readouterr().err
+    assert "stridegrad release: error: no lesson '99'; the lessons are 00_welcome, " \
+           "01_flat_storage," in err
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------------------ collect
+
+def _when(y, mo, d, h=10):
+    return (y, mo, d, h, 0, 0)
+
+
+def _messy_zip(path: Path) -> Path:
+    """An LMS download as instructors get them: every naming scheme at once, in a
+    wrapper folder, with clutter."""
+    w = "Lab 1 Download/"
+    members = [
+        # Canvas: the name is smithjohn, not the user id 12345; -1: a resubmission
+        (f"{w}smithjohn_12345_67890_{STEM}-1.ipynb", SOLUTION, _when(2026, 10, 1)),
+        (f"{w}doejane_LATE_22222_67891_{STEM}.ipynb", LESSON, _when(2026, 10, 2)),
+        # Blackboard: two attempts; the newest attempt wins although its file is older
+        (f"{w}Lab 1_jsmith_attempt_2026-10-01-10-00-00_01.ipynb", LESSON, _when(2026, 10, 5)),
+        (f"{w}Lab 1_jsmith_attempt_2026-10-03-10-00-00_{STEM}.ipynb", SOLUTION,
+         _when(2026, 10, 3)),
+        (f"{w}Lab 1_jsmith_attempt_2026-10-03-10-00-00.txt", b"receipt", _when(2026, 10, 3)),
+        # Moodle: a folder per student, and a file named the old way
+        (f"{w}John Smith_501_assignsubmission_file_/{STEM}.ipynb", SOLUTION, _when(2026, 10, 1)),
+        (f"{w}Ann Lee_502_assignsubmission_onlinetext_/onlinetext.html", b"<p>hi</p>",
+         _when(2026, 10, 1)),
+        (f"{w}Ben Ng_503_assignsubmission_file_{STEM}.ipynb", LESSON, _when(2026, 10, 1)),
+        # plain: <student>.ipynb, <student>/<anything>.ipynb (with another lesson's notebook)
+        (f"{w}alice.ipynb", SOLUTION, _when(2026, 10, 1)),
+        (f"{w}bob/work/whatever-Copy1.ipynb", LESSON, _when(2026, 10, 1)),
+        (f"{w}bob/02_strides_and_views.ipynb", OTHER, _when(2026, 10, 4)),
+        (f"{w}{STEM}-carol (1).ipynb", SOLUTION[:200], _when(2026, 10, 1)),  # broken JSON
+        # whose? and clutter
+        (f"{w}{STEM}.ipynb", LESSON, _when(2026, 10, 1)),
+        (f"{w}__MACOSX/._alice.ipynb", b"\0\0", _when(2026, 10, 1)),
+        (f"{w}.DS_Store", b"\0", _when(2026, 10, 1)),
+        (f"{w}dan_33333_67892_{STEM}.zip", b"PK", _when(2026, 10, 1)),
+    ]
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data, when in members:
+            z.writestr(zipfile.ZipInfo(name, date_time=when), data)
+    return path
+
+
+EXPECTED = {  # student -> (file it came from, what it holds)
+    "smithjohn": (f"smithjohn_12345_67890_{STEM}-1.ipynb", SOLUTION),
+    "doejane": (f"doejane_LATE_22222_67891_{STEM}.ipynb", LESSON),
+    "jsmith": (f"Lab 1_jsmith_attempt_2026-10-03-10-00-00_{STEM}.ipynb", SOLUTION),
+    "John Smith": (f"John Smith_501_assignsubmission_file_/{STEM}.ipynb", SOLUTION),
+    "Ben Ng": (f"Ben Ng_503_assignsubmission_file_{STEM}.ipynb", LESSON),
+    "alice": ("alice.ipynb", SOLUTION),
+    "bob": ("bob/work/whatever-Copy1.ipynb", LESSON),
+    "carol": (f"{STEM}-carol (1).ipynb", SOLUTION[:200]),
+}
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    base = tmp_path_factory.mktemp("collect")
+    download = _messy_zip(base / "download.zip")
+    before = _digest(download)
+    lines: list[str] = []
+    from stridegrad.course.collect import collect
+
+    report = collect(download, base / "submitted", "01", log=lines.append)
+    return {"base": base, "download": download, "before": before, "report": report,
+            "out": "\n".join(lines), "submitted": base / "submitted"}
+
+
+def test_collect_tells_every_lms_naming_apart(collected):
+    placed = _placed(collected["submitted"])
+    assert sorted(placed) == sorted(EXPECTED)
+    for student, (source, data) in EXPECTED.items():
+        assert placed[student] == data, student
+        assert collected["report"].placed[student].file.path == source
+    # a wrong rule would file Canvas under its user id or Moodle under the folder name
+    assert not any(re.search(r"\d{5}|assignsubmission|attempt", s) for s in placed)
+
+
+def test_collect_takes_the_newest_attempt_and_reports_the_others(collected):
+    out = collected["out"]
+    assert re.search(r"^jsmith +<- Lab 1_jsmith_attempt_2026-10-03-10-00-00_01_flat_storage"
+                     r"\.ipynb +\[Blackboard; newest of 2; not taken: Lab 1_jsmith_attempt_"
+                     r"2026-10-01-10-00-00_01\.ipynb\]$", out, re.MULTILINE), out
+    assert re.search(r"^doejane +<- .*\[Canvas; LATE\]$", out, re.MULTILINE)
+    # the collected file keeps its modification time (2026-10-03 10:00, local)
+    path = collected["submitted"] / "jsmith" / STEM / f"{STEM}.ipynb"
+    assert time.localtime(path.stat().st_mtime)[:4] == (2026, 10, 3, 10)
+
+
+def test_collect_reports_what_it_could_not_place_and_why(collected):
+    out = collected["out"]
+    for path, why in [
+            ("Lab 1_jsmith_attempt_2026-10-03-10-00-00.txt", "not a notebook (.txt)"),
+            ("Ann Lee_502_assignsubmission_onlinetext_/onlinetext.html", "not a notebook (.html)"),
+            ("bob/02_strides_and_views.ipynb", "bob: another lesson's notebook (its name) that "
+                                               f"defines none of {STEM}'s exercises"),
+            (f"{STEM}.ipynb", "cannot tell whose notebook it is"),
+            (f"dan_33333_67892_{STEM}.zip",
+             "not a notebook (.zip): a zip inside the download; unpack it")]:
+        assert f"  {path}: {why}" in out, (path, out)
+    assert "not placed (5):" in out
+    assert re.search(r"^carol +<- .*not a readable notebook: the grader will ask for a "
+                     r"re-save\]$", out, re.MULTILINE)
+    assert "note: looked inside Lab 1 Download/ (it wraps the whole download)" in out
+    assert "2 LMS or OS files and folders ignored" in out  # __MACOSX/._alice, .DS_Store
+
+
+def test_collect_never_modifies_its_input_and_records_the_sources(collected):
+    assert _digest(collected["download"]) == collected["before"]
+    with open(collected["submitted"] / f"collected-{STEM}.csv", newline="") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert sorted(rows) == sorted(EXPECTED)
+    assert rows["jsmith"]["source"] == (f"download.zip:Lab 1 Download/Lab 1_jsmith_attempt_"
+                                        f"2026-10-03-10-00-00_{STEM}.ipynb")
+    assert rows["jsmith"]["not_taken"].endswith("Lab 1_jsmith_attempt_2026-10-01-10-00-00_01.ipynb")
+    assert rows["doejane"]["late"] == "late" and rows["alice"]["late"] == ""
+
+
+def test_collect_then_grade(collected, capsys):
+    """The collected layout is what `stridegrad grade` reads: each student gets the
+    points of the notebook collect picked (jsmith: the newest attempt, the solution)."""
+    out = collected["base"] / "grades"
+    assert cli(["grade", str(collected["submitted"]), "--lesson", "01", "--out", str(out),
+                "--no-sandbox", "--timeout", "60", "--jobs", "2"]) == 0
+    with open(out / STEM / "totals.csv", newline="") as f:
+        totals = {r["student"]: (int(r["points"]), r["status"]) for r in csv.DictReader(f)}
+    assert totals == {
+        "smithjohn": (FULL, "graded"), "jsmith": (FULL, "graded"),
+        "John Smith": (FULL, "graded"), "alice": (FULL, "graded"),
+        "doejane": (0, "graded"), "Ben Ng": (0, "graded"), "bob": (0, "graded"),
+        "carol": (0, "invalid-notebook")}
+    assert "collected" not in capsys.readouterr().out  # the record is not a student
+
+
+def test_collect_again_is_a_no_op_and_never_overwrites_a_different_file(tmp_path, capsys):
+    download = _messy_zip(tmp_path / "download.zip")
+    submitted = tmp_path / "submitted"
+    assert cli(["collect", str(download), str(submitted), "--lesson", "01"]) == 0
+    assert cli(["collect", str(download), str(submitted), "--lesson", "01"]) == 0
+    assert "(0 new, 0 replaced, 8 unchanged;" in capsys.readouterr().out
+    by_hand = submitted / "alice" / STEM / f"{STEM}.ipynb"
+    by_hand.write_text("{}")
+    (submitted / "bob" / STEM / f"{STEM}.ipynb").unlink()
+    before = _digest(submitted)
+    assert cli(["collect", str(download), str(submitted), "--lesson", "01"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"stridegrad collect: error: 1 file already there with other "
+                          f"contents: {by_hand}; ")
+    assert "Nothing was written; --force replaces them" in err
+    assert _digest(submitted) == before  # bob's notebook was not put back either
+    assert cli(["collect", str(download), str(submitted), "--lesson", "01", "--force"]) == 0
+    assert by_hand.read_bytes() == SOLUTION
+    assert "(1 new, 1 replaced, 6 unchanged;" in capsys.readouterr().out
+
+
+def test_collect_refuses_a_zip_slip_archive(tmp_path, capsys):
+    for bad in ("../../evil.ipynb", "/etc/evil.ipynb", "sub\\..\\..\\evil.ipynb"):
+        path = tmp_path / "slip.zip"
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("alice.ipynb", SOLUTION)
+            z.writestr(bad, SOLUTION)
+        assert cli(["collect", str(path), str(tmp_path / "submitted"), "--lesson", "01"]) == 2
+        err = capsys.readouterr().err
+        assert "points outside it" in err and "refusing the whole archive" in err, bad
+        assert not (tmp_path / "submitted").exists()
+        assert not (tmp_path.parent / "evil.ipynb").exists()
+
+
+def test_collect_size_limit_and_bad_archives(tmp_path, capsys):
+    path = tmp_path / "d.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("alice.ipynb", SOLUTION)
+        z.writestr("bob.ipynb", b" " * (3 * 2**20))  # compresses to almost nothing
+    assert cli(["collect", str(path), str(tmp_path / "s"), "--lesson", "01",
+                "--max-mb", "2"]) == 0
+    assert "  bob.ipynb: 3 MB, over the 2 MB limit (--max-mb)" in capsys.readouterr().out
+    assert sorted(_placed(tmp_path / "s")) == ["alice"]
+    (tmp_path / "not.zip").write_text("hello")
+    assert cli(["collect", str(tmp_path / "not.zip"), str(tmp_path / "s2"), "--lesson", "01"]) == 2
+    assert "not.zip is not a zip archive" in capsys.readouterr().err
+
+
+def test_the_read_limit_holds_when_a_header_lies(tmp_path):
+    from stridegrad.course.collect import _zip_files
+
+    path = tmp_path / "d.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("bob.ipynb", b"x" * 10_000)
+    files, _, _ = _zip_files(path)
+    assert len(files[0].read(100)) == 100
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--lesson", "42"], "no checkpoint for episode 42; episodes with checkpoints: 00, 01"),
+    (["--lesson", "01"], "nothing in {download} could be filed as a notebook of "
+                         "01_flat_storage (2 files, none placed: see above)"),
+])
+def test_collect_errors(tmp_path, capsys, args, message):
+    download = tmp_path / "download"
+    download.mkdir()
+    (download / "alice.pdf").write_bytes(b"%PDF")
+    (download / "bob.py").write_text("print()")
+    assert cli(["collect", str(download), str(tmp_path / "s"), *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("stridegrad collect: error: ")
+    assert message.format(download=download) in captured.err
+    if args[1] == "01":
+        assert "  alice.pdf: not a notebook (.pdf)" in captured.out
+    assert not (tmp_path / "s").exists()
+
+
+def test_collect_wrong_lesson_and_overlapping_folders(tmp_path, capsys):
+    download = tmp_path / "download"
+    (download / "alice").mkdir(parents=True)
+    (download / "alice" / "work.ipynb").write_bytes(LESSON)
+    assert cli(["collect", str(download), str(tmp_path / "s"), "--lesson", "05"]) == 2
+    assert "is named after 05_matmul_and_a_loss or defines one of its exercises (matmul_2d" \
+        in capsys.readouterr().err
+    assert cli(["collect", str(download), str(download / "submitted"), "--lesson", "01"]) == 2
+    assert "overlap" in capsys.readouterr().err
+    assert cli(["collect", str(tmp_path / "nowhere"), str(tmp_path / "s"), "--lesson", "01"]) == 2
+    assert "no file or folder" in capsys.readouterr().err
+
+
+def test_collect_github_classroom_folders(tmp_path, capsys):
+    download = tmp_path / "01-flat-storage-submissions"
+    for login, data in (("jsmith", SOLUTION), ("ann-lee", LESSON)):
+        repo = download / f"01-flat-storage-{login}"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        (repo / f"{STEM}.ipynb").write_bytes(data)
+        (repo / "02_strides_and_views.ipynb").write_bytes(OTHER)  # the repo holds all lessons
+        (repo / ".ipynb_checkpoints").mkdir()
+        (repo / ".ipynb_checkpoints" / f"{STEM}-checkpoint.ipynb").write_bytes(LESSON)
+    if hasattr(os, "symlink"):
+        os.symlink("/etc/passwd", download / "01-flat-storage-jsmith" / "evil.ipynb")
+    before = _digest(tmp_path)
+    assert cli(["collect", str(tmp_path), str(tmp_path.parent / f"{tmp_path.name}-s"),
+                "--lesson", "01"]) == 0
+    out = capsys.readouterr().out
+    assert _placed(tmp_path.parent / f"{tmp_path.name}-s") == {"jsmith": SOLUTION,
+                                                                "ann-lee": LESSON}
+    assert "[GitHub Classroom folder]" in out
+    if hasattr(os, "symlink"):
+        assert "  01-flat-storage-jsmith/evil.ipynb: a link: not followed" in out
+    assert _digest(tmp_path) == before
+
+
+def test_collect_map_renames_skips_and_names_unused_rows(tmp_path, capsys):
+    download = _messy_zip(tmp_path / "download.zip")
+    mapping = tmp_path / "map.csv"
+    mapping.write_text("pattern,student\n"
+                       "smithjohn,john.smith\n"           # a derived name -> the roster's
+                       f"{STEM}.ipynb,erin\n"               # a file the rules cannot place
+                       "bob,-\n"                            # a folder to skip
+                       "nobody*,x\n")
+    assert cli(["collect", str(download), str(tmp_path / "s"), "--lesson", "01",
+                "--map", str(mapping)]) == 0
+    out = capsys.readouterr().out
+    placed = _placed(tmp_path / "s")
+    assert placed["john.smith"] == SOLUTION and "smithjohn" not in placed
+    assert placed["erin"] == LESSON and "bob" not in placed
+    assert "  bob/work/whatever-Copy1.ipynb: skipped by --map" in out
+    assert "note: --map row nobody*,x matched nothing" in out
+    mapping.write_text("just-one-column\n")
+    assert cli(["collect", str(download), str(tmp_path / "s"), "--lesson", "01",
+                "--map", str(mapping)]) == 2
+    assert "line 1: expected 'pattern,student'" in capsys.readouterr().err
+
+
+def test_two_users_of_one_name_and_ties(tmp_path, capsys):
+    path = tmp_path / "d.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(f"smithjohn_111_5_{STEM}.ipynb", SOLUTION)
+        z.writestr(f"smithjohn_222_6_{STEM}.ipynb", LESSON)
+        # one student, two notebooks alike in every way the rules look at
+        z.writestr(zipfile.ZipInfo("erin/a.ipynb", date_time=_when(2026, 10, 1)), LESSON)
+        z.writestr(zipfile.ZipInfo("erin/b.ipynb", date_time=_when(2026, 10, 1)), LESSON)
+    assert cli(["collect", str(path), str(tmp_path / "s"), "--lesson", "01"]) == 0
+    out = capsys.readouterr().out
+    assert _placed(tmp_path / "s") == {"smithjohn_111": SOLUTION, "smithjohn_222": LESSON}
+    assert "2 users are named smithjohn (ids 111, 222)" in out
+    assert "  erin/a.ipynb, erin/b.ipynb: erin: 2 notebooks and no way to tell which is " \
+           "the newest" in out
+
+
+@pytest.mark.parametrize("name, student", [
+    ("jsmith.ipynb", "jsmith"),
+    (f"{STEM}-jsmith (1).ipynb", "jsmith"),
+    ("jsmith_01_flat_storage-Copy1.ipynb", "jsmith"),
+    ("flat-storage jane doe.ipynb", "jane doe"),
+    (f"{STEM}.ipynb", ""),
+    (f"{STEM} (2).ipynb", ""),
+])
+def test_student_from_a_plain_file_name(name, student):
+    from stridegrad.course.collect import _student_from_file
+
+    assert _student_from_file(Path(name).stem, STEM) == student
+
+
+def test_one_layout_in_readme_help_grader_and_collect(tmp_path):
+    from stridegrad.commands import grade as grade_command
+    from stridegrad.course import collect, grader
+
+    layout = "SUBMITTED/<student>/<assignment>/<assignment>.ipynb"
+    assert layout in grade_command.HELP
+    assert layout.replace("SUBMITTED", "``SUBMITTED") in grader.__doc__
+    assert layout in (ROOT / "README.md").read_text()
+    assert collect._target(tmp_path, "alice", STEM) == tmp_path / "alice" / STEM / f"{STEM}.ipynb"
