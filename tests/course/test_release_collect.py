@@ -1,12 +1,15 @@
 """stridegrad release (hand the lessons out), stridegrad collect (file an LMS download
-into the grading layout, then grade it)."""
+into the grading layout, then grade it), and the stated grading environment (the
+``grade`` extra and grading/Dockerfile)."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import os
 import re
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -416,3 +419,122 @@ def test_one_layout_in_readme_help_grader_and_collect(tmp_path):
     assert layout.replace("SUBMITTED", "``SUBMITTED") in grader.__doc__
     assert layout in (ROOT / "README.md").read_text()
     assert collect._target(tmp_path, "alice", STEM) == tmp_path / "alice" / STEM / f"{STEM}.ipynb"
+
+
+# ------------------------------------------------------------------------ environment
+
+def _pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _dist(spec: str) -> str:
+    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", spec).group(0)).lower()
+
+
+#: Where a module is not installed here (CuPy), its distribution.
+_NOT_INSTALLED = {"cupy": "cupy-cuda12x", "cupyx": "cupy-cuda12x"}
+#: Imported only to tell which environment a notebook runs in (Colab's own module).
+_ENVIRONMENT_PROBES = {"google"}
+#: Code that grading never runs: the CLI's other commands, the build, the pytest plugin.
+_NOT_GRADING = ("commands/", "course/build.py", "course/pytest_plugin.py", "train.py")
+
+
+def _imports(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(top-level modules imported unconditionally, those imported under an if or a
+    try: only when a GPU is there, only on Colab)."""
+    always, maybe = set(), set()
+
+    def visit(node, guarded):
+        for child in ast.iter_child_nodes(node):
+            g = guarded or isinstance(node, (ast.If, ast.Try))
+            names = ([a.name for a in child.names] if isinstance(child, ast.Import) else
+                     [child.module] if isinstance(child, ast.ImportFrom) and not child.level
+                     and child.module else [])
+            for n in names:
+                (maybe if g else always).add(n.split(".")[0])
+            visit(child, g)
+
+    visit(tree, False)
+    return always, maybe - always
+
+
+def _third_party(modules: set[str]) -> set[str]:
+    return {m for m in modules if m not in sys.stdlib_module_names and m != "stridegrad"}
+
+
+def _distribution(module: str) -> str:
+    from importlib.metadata import packages_distributions
+
+    found = packages_distributions().get(module)
+    return _dist(found[0]) if found else _NOT_INSTALLED.get(module, _dist(module))
+
+
+def test_the_grade_extra_covers_every_import_of_the_lessons_and_the_grader():
+    project = _pyproject()["project"]
+    extras = project["optional-dependencies"]
+    grading = {_dist(s) for s in project["dependencies"] + extras["grade"]}
+    any_extra = {_dist(s) for specs in extras.values() for s in specs}
+    required, optional, seen = {}, {}, 0
+    for nb in source_notebooks():
+        from stridegrad.course._worker import read_code_cells
+
+        for source in read_code_cells(nb):
+            code = "\n".join(ln for ln in source.splitlines()
+                             if not ln.lstrip().startswith(("%", "!")))
+            always, maybe = _imports(ast.parse(code))
+            for m in _third_party(always):
+                required.setdefault(m, nb.stem)
+            for m in _third_party(maybe):
+                optional.setdefault(m, nb.stem)
+        seen += 1
+    # what the lessons run of stridegrad (lazily imported, so every module of it that
+    # grading can reach counts, imports in functions included: a widget's ipywidgets)
+    src = ROOT / "src" / "stridegrad"
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel.startswith(_NOT_GRADING):
+            continue
+        always, maybe = _imports(ast.parse(path.read_text(encoding="utf-8")))
+        for m in _third_party(always | maybe) - set(_NOT_INSTALLED):
+            required.setdefault(m, f"src/stridegrad/{rel}")
+        for m in _third_party(maybe) & set(_NOT_INSTALLED):
+            optional.setdefault(m, f"src/stridegrad/{rel}")
+    assert seen >= 13 and {"matplotlib", "IPython", "ipywidgets", "array_api_strict"} <= \
+        set(required)
+    missing = {m: where for m, where in required.items() if _distribution(m) not in grading}
+    assert not missing, (f"imported where grading runs but not in the grade extra or the "
+                         f"dependencies (module: where): {missing}")
+    stray = {m: where for m, where in optional.items()
+             if m not in _ENVIRONMENT_PROBES and _distribution(m) not in any_extra | grading}
+    assert not stray, f"optional imports that no extra installs: {stray}"
+    assert "jupyterlab" not in {_dist(s) for s in extras["grade"]}  # grading needs no UI
+
+
+def test_the_grading_dockerfile_refers_to_what_exists():
+    dockerfile = (ROOT / "grading" / "Dockerfile").read_text()
+    instructions = re.findall(r"^([A-Z]+) (.+)$", dockerfile, re.MULTILINE)
+    assert instructions[0] == ("FROM", "python:3.11-slim")
+    copied = []
+    for op, arg in instructions:
+        if op == "COPY":
+            *sources, _ = arg.split()
+            copied += sources
+    assert copied and all((ROOT / s).exists() for s in copied), copied
+    # the build context's ignore file lets exactly those through
+    ignore = (ROOT / "grading" / "Dockerfile.dockerignore").read_text().split("\n")
+    allowed = {ln[1:].rstrip("/") for ln in ignore if ln.startswith("!")}
+    assert {s.rstrip("/") for s in copied} <= allowed, (copied, allowed)
+    extras = _pyproject()["project"]["optional-dependencies"]
+    for extra in re.findall(r'"/src\[([a-z,]+)\]"', dockerfile)[0].split(","):
+        assert extra in extras
+    assert "apt-get install -y --no-install-recommends bubblewrap" in dockerfile
+    user = re.findall(r"^USER (\S+)$", dockerfile, re.MULTILINE)
+    assert user and user[-1] not in ("root", "0")
+    assert re.search(r'^ENTRYPOINT \["stridegrad"\]$', dockerfile, re.MULTILINE)
+    assert "stridegrad" in _pyproject()["project"]["scripts"]
+    # the README's line to grade a folder in it, with the image the Dockerfile builds
+    readme = (ROOT / "README.md").read_text()
+    assert "docker build -f grading/Dockerfile -t stridegrad-grade ." in readme
+    assert re.search(r"stridegrad-grade grade /work/submitted --lesson 01 --out /work/out",
+                     readme)
