@@ -232,6 +232,53 @@ plt.show()
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `unflatten`
+#
+# The way back: given the flat list of numbers and a shape, rebuild the nested
+# lists, so that `flatten(unflatten(flat, shape)) == flat`. This is what
+# `np.reshape(flat, shape).tolist()` does. There is no walkthrough: the
+# docstring is the whole contract, and `hint("00", "unflatten")` is there when
+# you want it. It has its own points, counted apart from the lesson's.
+
+# %%
+#| exercise: unflatten
+#| hint: the first size says how many items the outer list has; what is each of them?
+def unflatten(flat, shape):
+    """The nested lists of ``shape`` holding ``flat``'s numbers in reading (row-major)
+    order: the inverse of ``flatten``.
+
+    ``shape`` is a tuple of sizes; the empty shape ``()`` gives the one number
+    itself. The result is new: it shares no list with ``flat``.
+
+    Raises:
+        ValueError: naming the length of ``flat`` and the shape, if ``flat`` does not
+            have exactly as many numbers as the shape holds.
+
+    Example:
+        >>> unflatten([1, 2, 3, 4, 5, 6], (2, 3))
+        [[1, 2, 3], [4, 5, 6]]
+        >>> unflatten([1, 2, 3, 4, 5, 6], (3, 2))
+        [[1, 2], [3, 4], [5, 6]]
+        >>> unflatten([7], ())
+        7
+    """
+    ### BEGIN SOLUTION
+    n = 1
+    for d in shape:
+        n *= d
+    if len(flat) != n:
+        raise ValueError(f"unflatten: {len(flat)} numbers cannot fill shape {tuple(shape)} "
+                         f"({n} elements)")
+    if not shape:
+        return flat[0]
+    step = n // shape[0] if shape[0] else 0
+    return [unflatten(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+    ### END SOLUTION
+
+# %%
+#| check: unflatten
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # The names were chosen so that what you learn here carries over. The training

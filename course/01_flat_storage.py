@@ -187,6 +187,49 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `locate`: from a position back to an index, any strides
+#
+# `offset_to_index` answered "which index is at this position?" for a fresh
+# row-major array only. Views (next episode) have any strides: transposed,
+# negative (a flipped axis), with gaps (every other element), even 0, and they
+# start at any offset. Write `locate`, the inverse of `index_to_offset` for all
+# of them. Only the contract below to go on; `hint("01", "locate")` when you
+# want it. Its points are counted apart from the lesson's.
+
+# %%
+#| exercise: locate
+#| hint: index_to_offset goes one way for any strides; which index lands on this position?
+def locate(position, shape, strides, offset=0):
+    """The index of the element of a strided view that sits at storage ``position``.
+
+    The inverse of ``index_to_offset(index, strides, offset)`` over the indices of
+    ``shape``, for any strides (negative, permuted, with gaps, or 0) and any
+    starting ``offset``. When several indices share the position (a stride of 0),
+    the first in row-major order.
+
+    Raises:
+        ValueError: naming the position, the shape and the strides, if no element
+            of the view sits at ``position``.
+
+    Example:
+        >>> locate(5, (3, 2), (1, 3))            # a transposed (2, 3) array
+        (2, 1)
+        >>> locate(0, (4,), (-1,), offset=3)     # a flipped vector
+        (3,)
+    """
+    ### BEGIN SOLUTION
+    for k in range(numel(shape)):
+        index = offset_to_index(k, shape)
+        if index_to_offset(index, strides, offset) == position:
+            return index
+    raise ValueError(f"no element of the view with shape {tuple(shape)}, strides "
+                     f"{tuple(strides)} and offset {offset} sits at position {position}")
+    ### END SOLUTION
+
+# %%
+#| check: locate
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # | here | NumPy | PyTorch |

@@ -258,6 +258,62 @@ for shape, strides, new_shape in [((3, 2), (4, 2), (6,)), ((3, 2), (4, 1), (6,))
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `getitem_layout`: `a[1, ::2]` as a layout
+#
+# NumPy's basic indexing mixes integers and slices: `a[1, ::2]` picks row 1
+# and every other column of it, with no copy. Write the layout side of it: the
+# new shape, strides and offset for a key of ints and slices, one per axis
+# from the left (axes the key leaves out are kept whole). Your `slice_layout`
+# does one axis's slice. Only the contract below to go on;
+# `hint("02", "getitem_layout")` when you want it. Its points are counted apart.
+
+# %%
+#| exercise: getitem_layout
+#| hint: go axis by axis: what does an int do to one axis, and what does a slice do?
+def getitem_layout(shape, strides, offset, key):
+    """The layout ``(shape, strides, offset)`` of the view ``a[key]``, NumPy's basic indexing.
+
+    ``key`` is an int, a slice, or a tuple of them, one per axis from the left;
+    axes it leaves out are kept whole. An int picks one position along its axis
+    and removes the axis (negative ints count from the end); a slice keeps the
+    axis, as ``slice_layout`` describes. Nothing is copied.
+
+    Raises:
+        IndexError: naming the int and the axis's size, if an int is out of range;
+            naming both counts, if the key has more items than the array has axes.
+        ValueError: for a slice step of 0 (as ``slice_layout``).
+
+    Example:
+        >>> getitem_layout((2, 3, 4), (12, 4, 1), 0, (1, slice(None, None, 2)))
+        ((2, 4), (8, 1), 12)
+        >>> getitem_layout((2, 3), (3, 1), 0, (slice(None), -1))
+        ((2,), (3,), 2)
+    """
+    ### BEGIN SOLUTION
+    if not isinstance(key, tuple):
+        key = (key,)
+    if len(key) > len(shape):
+        raise IndexError(f"too many indices: {len(key)} for an array with {len(shape)} axes")
+    new_shape, new_strides = [], []
+    for k, (d, s) in enumerate(zip(shape, strides)):
+        item = key[k] if k < len(key) else slice(None)
+        if isinstance(item, slice):
+            delta, n, step = slice_layout(d, s, item)
+            offset += delta
+            new_shape.append(n)
+            new_strides.append(step)
+        else:
+            i = item + d if item < 0 else item
+            if not 0 <= i < d:
+                raise IndexError(f"index {item} is out of bounds for axis {k} with size {d}")
+            offset += i * s
+    return tuple(new_shape), tuple(new_strides), offset
+    ### END SOLUTION
+
+# %%
+#| check: getitem_layout
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # | here | NumPy | PyTorch |

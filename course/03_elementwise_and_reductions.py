@@ -274,6 +274,60 @@ reduce_axis(max, m, 1), reduce_axis(min, mt, 1), reduce_axis(mean, m, 0, keepdim
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `argmax_axis`
+#
+# A reduction that keeps *where*, not *what*: for every lane along `axis`, the
+# index of its largest element (NumPy's `np.argmax(a, axis)`, PyTorch's
+# `t.argmax(dim)`). The classifier of episode 09 predicts with exactly this.
+# Only the contract below to go on; `hint("03", "argmax_axis")` when you want
+# it. Its points are counted apart from the lesson's.
+
+# %%
+#| exercise: argmax_axis
+#| hint: a reduction like reduce_axis, but what you keep for each lane is a position along it
+def argmax_axis(x, axis):
+    """For each lane of a view along ``axis``, the index of its largest element.
+
+    Shape contract: ``(d0, ..., dn-1)`` along ``axis = k`` -> the shape without
+    ``dk``, values in row-major order, each an int in ``range(dk)`` (the position
+    along the axis, not in storage). On a tie, the first (smallest) index, as in
+    NumPy. A negative ``axis`` counts from the end.
+
+    Raises:
+        ValueError: naming the axis and the number of dimensions, if ``axis`` is out
+            of range; if the axis has size 0 (no maximum of nothing).
+
+    Example:
+        >>> argmax_axis(([3, 9, 2, 7, 1, 8], (2, 3), (3, 1), 0), axis=1)
+        ([1, 2], (2,))
+        >>> argmax_axis(([3, 9, 2, 7, 1, 8], (2, 3), (3, 1), 0), axis=0)
+        ([1, 0, 1], (3,))
+    """
+    ### BEGIN SOLUTION
+    storage, shape, strides, offset = x
+    shape, strides = tuple(shape), tuple(strides)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {len(shape)}")
+    axis %= len(shape)
+    size, step = shape[axis], strides[axis]
+    if size == 0:
+        raise ValueError(f"argmax of an empty axis (axis {axis} of shape {shape})")
+    rest_shape = shape[:axis] + shape[axis + 1:]
+    rest_strides = strides[:axis] + strides[axis + 1:]
+    out = []
+    for start in iter_offsets(rest_shape, rest_strides, offset):
+        best = 0
+        for j in range(1, size):
+            if storage[start + j * step] > storage[start + best * step]:
+                best = j
+        out.append(best)
+    return out, rest_shape
+    ### END SOLUTION
+
+# %%
+#| check: argmax_axis
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # | here | NumPy | PyTorch |

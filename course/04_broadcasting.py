@@ -309,6 +309,55 @@ except ValueError as err:
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `broadcast_where`: three operands
+#
+# `np.where(cond, x, y)` picks, element by element, `x` where `cond` is true
+# and `y` elsewhere, and all three broadcast together. Write it for three
+# contiguous operands of any shapes, with your `broadcast_shapes` and
+# `broadcast_strides`. Only the contract below to go on;
+# `hint("04", "broadcast_where")` when you want it. Its points are counted apart.
+
+# %%
+#| exercise: broadcast_where
+#| hint: what shape does the result have, and how does each operand read its element there?
+from stridegrad.array.layout import (contiguous_strides, index_to_offset,  # episode 01
+                                     numel, offset_to_index)
+
+
+def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
+    """``np.where(cond, x, y)`` for three contiguous row-major operands of any shapes.
+
+    Shape contract: ``c_shape``, ``x_shape`` and ``y_shape`` broadcast together to
+    a shape ``S``; returns ``(values, S)`` with ``values`` the flat row-major
+    storage of the result: at each index, ``x``'s element there where ``cond``'s is
+    true, else ``y``'s. Each operand is a flat list holding its own shape's
+    elements in row-major order.
+
+    Raises:
+        ValueError: naming the shapes that clash, if they do not broadcast together.
+
+    Example:
+        >>> broadcast_where([True, False], (2, 1), [1, 2, 3], (3,), [0], ())
+        ([1, 2, 3, 0, 0, 0], (2, 3))
+    """
+    ### BEGIN SOLUTION
+    shape = broadcast_shapes(c_shape, x_shape, y_shape)
+    c_str, x_str, y_str = (broadcast_strides(s, contiguous_strides(s), shape)
+                           for s in (c_shape, x_shape, y_shape))
+    values = []
+    for k in range(numel(shape)):
+        index = offset_to_index(k, shape)
+        if cond[index_to_offset(index, c_str)]:
+            values.append(x[index_to_offset(index, x_str)])
+        else:
+            values.append(y[index_to_offset(index, y_str)])
+    return values, shape
+    ### END SOLUTION
+
+# %%
+#| check: broadcast_where
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # | here | NumPy | PyTorch |

@@ -433,6 +433,51 @@ for n in (16, 32, 64):
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `linear_model`: the two halves joined
+#
+# The line fit above never used `matmul_2d`. Join them: a linear model with
+# `D` inputs predicts `X w + b` for the `N` rows of `X`, and the gradient of its
+# mean squared error is `dL/dw = (2/N) Xᵀ (X w + b - y)`, `dL/db = (2/N)
+# sum(X w + b - y)`. Compute the loss with your `mse` and both matrix products
+# with your `matmul_2d`, reading `Xᵀ` from `X`'s own storage through swapped
+# strides (a transposed view, no copy). The seed's example: `w = [0.5, -1, 2]`,
+# `x = [4, 3, 2]`, `b = 0.5`, target `2.5` gives prediction 3.5, loss 1,
+# `dL/db = 2`, `dL/dw = [8, 6, 4]`. Only the contract below to go on;
+# `hint("05", "linear_model")` when you want it. Its points are counted apart.
+
+# %%
+#| exercise: linear_model
+#| hint: which of your functions multiplies a strided matrix, and how is a transpose read without a copy?
+def linear_model(x, x_shape, w, b, y):
+    """Loss and gradients of the linear model ``X w + b`` under the mean squared error.
+
+    Shape contract: ``x`` is the row-major storage of ``X``, shape ``x_shape =
+    (N, D)``; ``w`` has ``D`` numbers, ``b`` is a number, ``y`` has ``N`` targets.
+    Returns ``(loss, dw, db)``: ``loss = mse(X w + b, y)`` (a float), ``dw`` the
+    list of the ``D`` derivatives dL/dw, ``db`` the number dL/db. The two matrix
+    products go through your ``matmul_2d`` and the loss through your ``mse``; the
+    transpose of ``X`` is read from ``x`` itself (no copy). No argument is changed.
+
+    Raises:
+        ValueError: as ``matmul_2d`` and ``mse`` do (sizes that do not match).
+
+    Example:
+        >>> linear_model([4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5])
+        (1.0, [8.0, 6.0, 4.0], 2.0)
+    """
+    ### BEGIN SOLUTION
+    n, d = x_shape
+    pred = [p + b for p in matmul_2d(x, (n, d), (d, 1), w, (len(w), 1), (1, 1))]
+    loss = mse(pred, y)
+    residuals = [p - t for p, t in zip(pred, y)]
+    xt_r = matmul_2d(x, (d, n), (1, d), residuals, (n, 1), (1, 1))  # X transposed: strides swapped
+    return loss, [2 * g / n for g in xt_r], 2 * sum(residuals) / n
+    ### END SOLUTION
+
+# %%
+#| check: linear_model
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # | here | NumPy | PyTorch |

@@ -187,7 +187,7 @@ def test_build_lesson_structure(tmp_path):
     (("#| exercise: flatten\n", ""), "'#| hint' belongs to an '#| exercise' cell"),
     (("#| hint: recurse\n", "#| hint: recurse\n#| hint: again\n"), "given twice"),
     (("#| check: flatten", "#| check: numel"), "has no exercise 'numel'"),
-    (("#| exercise: flatten", "#| exercise: unflatten"), "unflatten has no tests in checkpoint"),
+    (("#| exercise: flatten", "#| exercise: reflatten"), "reflatten has no tests in checkpoint"),
     (("#| calls-exercise", "#| calls-exercise\n#| raises"), "cell 4: unknown directive '#| raises'"),
     (("#| check: all", "#| check: all\ncheck('00')"), "a '#| check' cell has no body"),
 ])

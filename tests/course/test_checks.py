@@ -10,7 +10,7 @@ import pytest
 
 from stridegrad.array import layout
 from stridegrad.course import Checkpoint, check, expect, fail, run_checkpoint
-from stridegrad.course.build import reference_namespace
+from stridegrad.course.build import build_lesson, reference_namespace
 from stridegrad.course.checkpoints import available
 from stridegrad.course.checks import (
     CheckFailure,
@@ -76,7 +76,8 @@ def test_checkpoint_fails_known_wrong_implementation(episode, exercise, label, s
     ns = define(source)
     result = run_checkpoint(load_checkpoint(episode), ns, exercise=exercise)
     assert not result.passed, f"{exercise} ({label}) passes the checkpoint"
-    assert result.score < result.max_score
+    assert (result.score + result.stretch_score
+            < result.max_score + result.stretch_max_score)
     # a wrong answer is a wrong answer, not a tooling problem
     assert {r.status for r in result.rows} <= {"pass", "fail", "error", "timeout"}, result
 
@@ -192,7 +193,7 @@ def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
                                    "returns a flat input itself"])
 def test_flatten_that_changes_or_shares_its_input_fails(label):
     m = {m.label: m for m in for_episode("00")["flatten"]}[label]
-    result = run_checkpoint(load_checkpoint("00"), m.define())
+    result = run_checkpoint(load_checkpoint("00"), m.define(), exercise="flatten")
     failing = {r.test for r in result.rows if not r.passed}
     assert failing & {"leaves_the_input_alone", "returns_a_new_list"}
     if label != "empties the input":  # that one also cannot take a lone number
@@ -517,3 +518,56 @@ def test_a_function_that_writes_into_its_input_cannot_change_later_tests():
     """)
     result = run_checkpoint(cp, ns)
     assert [r.status for r in result.rows] == ["pass", "pass"] and data == [1, 2, 3]
+
+
+# ------------------------------------------------------------------ stretch exercises
+
+STRETCH_EPISODES = ["00", "01", "02", "03", "04", "05"]
+
+
+@pytest.mark.parametrize("episode", STRETCH_EPISODES)
+def test_each_lesson_has_a_stretch_exercise_with_known_mistakes(episode):
+    cp = load_checkpoint(episode)
+    assert cp.stretch_exercises, f"checkpoint {episode} has no stretch exercise"
+    for ex in cp.stretch_exercises:
+        assert cp.points_for(ex) > 0
+        assert len(for_episode(episode).get(ex, [])) >= 3, f"{ex}: fewer than 3 misconceptions"
+    # the lesson has a cell for it (the build lets a lesson leave a stretch exercise out)
+    assert set(cp.stretch_exercises) <= set(build_lesson(LESSONS[episode], execute=False).exercises)
+    # the lesson's points leave the stretch out
+    assert cp.max_points == sum(t.points for t in cp.tests if not t.stretch)
+    assert cp.stretch_points == sum(cp.points_for(ex) for ex in cp.stretch_exercises)
+
+
+def test_stretch_points_are_counted_apart():
+    cp = load_checkpoint("01")
+    ns = reference_namespace(LESSONS["01"])
+    ns.pop("locate")
+    result = run_checkpoint(cp, ns, require_local=False)
+    assert result.score == result.max_score == cp.max_points
+    assert result.stretch_score == 0 and result.stretch_max_score == cp.stretch_points
+    assert result.passed  # an optional exercise left out does not fail the lesson
+    assert f"stretch: 0/{cp.stretch_points}, optional" in str(result)
+    assert f"{cp.max_points}/{cp.max_points} points, all passed" in str(result)
+    only = run_checkpoint(cp, reference_namespace(LESSONS["01"]), exercise="locate",
+                          require_local=False)
+    assert only.passed and only.max_score == 0
+    assert str(only).split("\n")[0].endswith(
+        f"exercise locate: stretch: {cp.stretch_points}/{cp.stretch_points}, optional")
+
+
+def test_a_stretch_check_never_fails_an_nbgrader_grade(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    ns = {"__name__": "__main__"}
+    exec("def locate(position, shape, strides, offset=0):\n    return (0,)\n", ns)
+    exec("from stridegrad.course import check\nresult = check('01', 'locate')\n", ns)
+    assert not ns["result"].passed and ns["result"].stretch_score < ns["result"].stretch_max_score
+
+
+def test_stretch_tests_must_agree_per_exercise():
+    cp = Checkpoint("07_x")
+    cp.test("f", hint="h")(lambda f: None)
+    with pytest.raises(ValueError, match="with and without stretch=True"):
+        @cp.test("f", hint="h", stretch=True)
+        def other(f):
+            pass

@@ -19,7 +19,9 @@ WRONG_02 = pairs("02")
 
 
 def test_checkpoint_has_the_four_exercises_with_hinted_tests():
-    assert CP.exercises == ["permute_layout", "slice_layout", "is_contiguous", "reshape_strides"]
+    assert CP.exercises == ["permute_layout", "slice_layout", "is_contiguous", "reshape_strides",
+                              "getitem_layout"]
+    assert CP.stretch_exercises == ["getitem_layout"]
     for ex in CP.exercises:
         tests = [t for t in CP.tests if t.exercise == ex]
         assert len(tests) >= 5 and all(t.hint for t in tests), ex

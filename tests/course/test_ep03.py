@@ -21,7 +21,9 @@ WRONG_03 = pairs("03")
 
 
 def test_checkpoint_has_the_five_exercises_with_hinted_tests():
-    assert CP.exercises == ["iter_offsets", "map_unary", "map_binary", "sum_axis", "reduce_axis"]
+    assert CP.exercises == ["iter_offsets", "map_unary", "map_binary", "sum_axis", "reduce_axis",
+                              "argmax_axis"]
+    assert CP.stretch_exercises == ["argmax_axis"]
     for ex in CP.exercises:
         tests = [t for t in CP.tests if t.exercise == ex]
         assert len(tests) >= 5 and all(t.hint for t in tests), ex

@@ -19,7 +19,9 @@ LESSON = find_lesson(ROOT, "04")
 
 
 def test_exercises_and_standard():
-    assert CP.exercises == ["broadcast_shapes", "broadcast_strides", "broadcast_binary"]
+    assert CP.exercises == ["broadcast_shapes", "broadcast_strides", "broadcast_binary",
+                              "broadcast_where"]
+    assert CP.stretch_exercises == ["broadcast_where"]
     for ex in CP.exercises:
         tests = [t for t in CP.tests if t.exercise == ex]
         assert len(tests) >= 5 and all(t.hint for t in tests)

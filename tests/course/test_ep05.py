@@ -21,7 +21,8 @@ LESSON = find_lesson(ROOT, "05")
 
 
 def test_exercises_and_standard():
-    assert CP.exercises == ["matmul_2d", "batched_matmul", "mse", "line_grads"]
+    assert CP.exercises == ["matmul_2d", "batched_matmul", "mse", "line_grads", "linear_model"]
+    assert CP.stretch_exercises == ["linear_model"]
     for ex in CP.exercises:
         tests = [t for t in CP.tests if t.exercise == ex]
         assert len(tests) >= 5 and all(t.hint for t in tests)

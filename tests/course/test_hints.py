@@ -10,7 +10,7 @@ from stridegrad.course import hints as hints_module
 from stridegrad.course.build import build_lesson
 from stridegrad.course.checkpoints import available
 from stridegrad.course.checks import load_checkpoint
-from stridegrad.course.hints import levels, nudge
+from stridegrad.course.hints import by_episode, levels, nudge
 from stridegrad.course.paths import find_lessons
 
 from .conftest import ROOT, define
@@ -22,6 +22,13 @@ EXERCISES = [(ep, ex) for ep in available() for ex in load_checkpoint(ep).exerci
 def fresh_kernel(monkeypatch):
     """Each test starts as a fresh kernel: no level shown yet."""
     monkeypatch.setattr(hints_module, "_SHOWN", {})
+
+
+@pytest.mark.parametrize("episode", sorted(by_episode()))
+def test_hints_belong_to_exercises(episode):
+    exercises = load_checkpoint(episode).exercises
+    for ex in by_episode()[episode]:
+        assert ex in exercises, f"hints for {ex}, not an exercise of checkpoint {episode}"
 
 
 @pytest.mark.parametrize("episode, exercise", EXERCISES)

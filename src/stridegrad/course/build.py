@@ -504,7 +504,9 @@ def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
     if not seen_setup:
         raise BuildError(f"{where}: no '#| setup' cell")
     if checkpoint is not None:
-        missing = [e for e in checkpoint.exercises if e not in exercises]
+        # a lesson may leave out an optional stretch exercise, never one of its own
+        missing = [e for e in checkpoint.exercises
+                   if e not in exercises and e not in checkpoint.stretch_exercises]
         if missing:
             raise BuildError(f"{where}: checkpoint {checkpoint.lesson} tests {missing}, but the "
                              "lesson has no '#| exercise' cell for them")
@@ -760,14 +762,15 @@ def check_drift(root: Path, which: list[str] | None = None,
 def reference_namespace(lesson: Lesson) -> dict[str, Any]:
     """The reference implementation of every exercise of a lesson: the library
     function for library exercises, the solution cell run in a fresh namespace
-    for inline ones."""
+    for inline ones, which sees the earlier exercises' references (as a notebook
+    cell sees the functions defined above it)."""
     built = build_lesson(lesson, execute=False)
     ns: dict[str, Any] = {}
     for name, ex in built.exercises.items():
         if ex.target:
             ns[name] = _resolve(ex.target)[2]
         else:
-            scope: dict[str, Any] = {"__name__": "__main__"}
+            scope: dict[str, Any] = {"__name__": "__main__", **ns}
             exec(compile(ex.solution, f"<{lesson.stem}:{name}>", "exec"), scope)
             ns[name] = scope[name]
     return ns

@@ -49,3 +49,51 @@ def leaves_the_input_alone(flatten):
                  hint_for=("returns a flat input itself",))
 def returns_a_new_list(flatten):
     expect(flatten, [5, 6], returns=[5, 6], unchanged=True)
+
+
+# ------------------------------------------------------------------ stretch: unflatten
+
+@checkpoint.test("unflatten", hint="Two rows of three: the first three numbers are row 0.",
+                 stretch=True)
+def unflattens_a_matrix(unflatten):
+    expect(unflatten, [1, 2, 3, 4, 5, 6], (2, 3), returns=[[1, 2, 3], [4, 5, 6]])
+
+
+@checkpoint.test("unflatten", hint="Three rows of two: not the same as two rows of three.",
+                 stretch=True)
+def unflattens_a_tall_matrix(unflatten):
+    expect(unflatten, [1, 2, 3, 4, 5, 6], (3, 2), returns=[[1, 2], [3, 4], [5, 6]])
+
+
+@checkpoint.test("unflatten", hint="Every level of the shape is one level of lists, to any "
+                                   "depth.", stretch=True)
+def unflattens_three_levels(unflatten):
+    expect(unflatten, [0, 1, 2, 3, 4, 5], (2, 1, 3), returns=[[[0, 1, 2]], [[3, 4, 5]]])
+    expect(unflatten, list(range(8)), (2, 2, 2),
+           returns=[[[0, 1], [2, 3]], [[4, 5], [6, 7]]])
+
+
+@checkpoint.test("unflatten", hint="A 1-D shape is one list of numbers, not a list of lists.",
+                 stretch=True)
+def unflattens_a_vector(unflatten):
+    expect(unflatten, [1, 2, 3], (3,), returns=[1, 2, 3])
+
+
+@checkpoint.test("unflatten", hint="The empty shape () is a scalar: the number itself, "
+                                   "no list.", stretch=True)
+def scalar_shape_gives_the_number(unflatten):
+    expect(unflatten, [7], (), returns=7)
+
+
+@checkpoint.test("unflatten", hint="Five numbers cannot fill a 2 x 3 shape: raise ValueError "
+                                   "naming 5 and (2, 3).", stretch=True)
+def rejects_a_length_that_does_not_fit(unflatten):
+    expect(unflatten, [1, 2, 3, 4, 5], (2, 3), raises=ValueError, naming=(5, (2, 3)))
+    expect(unflatten, [1, 2, 3, 4, 5, 6, 7], (2, 3), raises=ValueError, naming=(7, (2, 3)))
+
+
+@checkpoint.test("unflatten", hint="Build new lists: the caller's list must not change when "
+                                   "the result does.", stretch=True)
+def shares_nothing_with_the_input(unflatten):
+    expect(unflatten, [1, 2, 3], (3,), returns=[1, 2, 3], unchanged=True)
+    expect(unflatten, [1, 2, 3, 4], (2, 2), returns=[[1, 2], [3, 4]], unchanged=True)

@@ -174,3 +174,59 @@ def rejects_an_offset_past_the_end(offset_to_index):
                                          "naming the offset and the shape.")
 def rejects_a_negative_offset(offset_to_index):
     expect(offset_to_index, -1, (3, 4), raises=ValueError, naming=(-1, (3, 4)))
+
+
+# ------------------------------------------------------------------ stretch: locate
+
+@checkpoint.test("locate", hint="Row-major strides first: position 5 of a (2, 3) array is "
+                                "row 1, column 2.", stretch=True)
+def locates_in_a_row_major_array(locate):
+    expect(locate, 5, (2, 3), (3, 1), returns=(1, 2))
+    expect(locate, 3, (3, 2), (2, 1), returns=(1, 1))
+
+
+@checkpoint.test("locate", hint="Transposed strides (1, 3): position = i + 3 * j, so 5 is "
+                                "(2, 1), not what offset_to_index says.", stretch=True)
+def locates_in_a_transposed_view(locate):
+    expect(locate, 5, (3, 2), (1, 3), returns=(2, 1))
+    expect(locate, 1, (3, 2), (1, 3), returns=(1, 0))
+
+
+@checkpoint.test("locate", hint="The view starts at offset: position 15 with offset 10 is 5 "
+                                "steps in.", stretch=True)
+def locates_after_a_starting_offset(locate):
+    expect(locate, 15, (2, 3), (3, 1), offset=10, returns=(1, 2))
+    expect(locate, 10, (2, 3), (3, 1), offset=10, returns=(0, 0))
+
+
+@checkpoint.test("locate", hint="Negative strides walk backwards from the offset: a flipped "
+                                "vector of 4 starting at 3 has position 0 at index 3.",
+                 stretch=True)
+def locates_with_negative_strides(locate):
+    expect(locate, 0, (4,), (-1,), offset=3, returns=(3,))
+    expect(locate, 1, (2, 3), (-3, -1), offset=5, returns=(1, 1))
+
+
+@checkpoint.test("locate", hint="A stride of 0 repeats one element: several indices share the "
+                                "position, and the first in row-major order is the answer.",
+                 stretch=True)
+def a_zero_stride_gives_the_first_index(locate):
+    expect(locate, 7, (3, 2), (0, 1), offset=7, returns=(0, 0))
+    expect(locate, 8, (3, 2), (0, 1), offset=7, returns=(0, 1))
+
+
+@checkpoint.test("locate", hint="A view with gaps (stride 2) does not hold every position: "
+                                "raise ValueError naming the position, shape and strides.",
+                 stretch=True)
+def rejects_a_position_in_a_gap(locate):
+    expect(locate, 5, (3,), (2,), offset=1, returns=(2,))
+    expect(locate, 4, (3,), (2,), offset=1, raises=ValueError, naming=(4, (3,), (2,)))
+
+
+@checkpoint.test("locate", hint="Positions before the offset or past the last element are in "
+                                "no index: ValueError naming the position, shape and strides.",
+                 stretch=True)
+def rejects_a_position_outside_the_view(locate):
+    expect(locate, 2, (2, 3), (3, 1), offset=4, raises=ValueError,
+           naming=(2, (2, 3), (3, 1)))
+    expect(locate, 6, (2, 3), (3, 1), raises=ValueError, naming=(6, (2, 3), (3, 1)))

@@ -232,3 +232,58 @@ def inserting_a_size_one_axis_is_a_view(reshape_strides):
                                          "become 8; raise ValueError naming both shapes.")
 def rejects_a_different_element_count(reshape_strides):
     expect(reshape_strides, (2, 3), (3, 1), (4, 2), raises=ValueError)
+
+
+# ------------------------------------------------------------------ stretch: getitem_layout
+
+@checkpoint.test("getitem_layout", hint="An int picks one position and removes its axis: a[1] "
+                                        "of a (2, 3) array is a (3,) view starting at 3.",
+                 stretch=True)
+def an_int_removes_its_axis(getitem_layout):
+    expect(getitem_layout, (2, 3), (3, 1), 0, (1,), returns=((3,), (1,), 3))
+    expect(getitem_layout, (2, 3), (3, 1), 0, 1, returns=((3,), (1,), 3))
+
+
+@checkpoint.test("getitem_layout", hint="Every int adds its steps to the offset, on every axis: "
+                                        "a[1, 2] of a (2, 3) array is the scalar at 5.",
+                 stretch=True)
+def ints_on_every_axis_give_a_scalar(getitem_layout):
+    expect(getitem_layout, (2, 3), (3, 1), 0, (1, 2), returns=((), (), 5))
+    expect(getitem_layout, (2, 3), (1, 2), 4, (1, 2), returns=((), (), 9))
+
+
+@checkpoint.test("getitem_layout", hint="A negative int counts from the end of its axis: -1 is "
+                                        "the last column.", stretch=True)
+def a_negative_int_counts_from_the_end(getitem_layout):
+    expect(getitem_layout, (2, 3), (3, 1), 0, (slice(None), -1), returns=((2,), (3,), 2))
+
+
+@checkpoint.test("getitem_layout", hint="Ints and slices mix: a[1, ::2] of (2, 3, 4) is row 1 "
+                                        "(offset 12), every other row of it, all 4 columns.",
+                 stretch=True)
+def ints_and_slices_mix(getitem_layout):
+    expect(getitem_layout, (2, 3, 4), (12, 4, 1), 0, (1, slice(None, None, 2)),
+           returns=((2, 4), (8, 1), 12))
+    expect(getitem_layout, (2, 3, 4), (12, 4, 1), 0, (slice(1, None), 2),
+           returns=((1, 4), (12, 1), 20))
+
+
+@checkpoint.test("getitem_layout", hint="A slice moves the offset to its first element: "
+                                        "a[::-1] of a view starting at 1 starts at 1 + 4 * 2.",
+                 stretch=True)
+def a_slice_moves_the_offset(getitem_layout):
+    expect(getitem_layout, (5,), (2,), 1, (slice(None, None, -1),), returns=((5,), (-2,), 9))
+    expect(getitem_layout, (4, 3), (3, 1), 0, (slice(1, 3),), returns=((2, 3), (3, 1), 3))
+
+
+@checkpoint.test("getitem_layout", hint="An int outside its axis is an IndexError naming the int "
+                                        "and the axis's size (7 and 5 here).", stretch=True)
+def rejects_an_int_out_of_range(getitem_layout):
+    expect(getitem_layout, (2, 5), (5, 1), 0, (0, 7), raises=IndexError, naming=(7, 5))
+    expect(getitem_layout, (2, 5), (5, 1), 0, (-3,), raises=IndexError, naming=(-3, 2))
+
+
+@checkpoint.test("getitem_layout", hint="More key items than axes is an IndexError naming both "
+                                        "counts.", stretch=True)
+def rejects_too_many_indices(getitem_layout):
+    expect(getitem_layout, (4,), (1,), 0, (0, 1, 2), raises=IndexError, naming=(3, 1))

@@ -283,3 +283,49 @@ def negative_axis_reduce(reduce_axis):
 @checkpoint.test("reduce_axis", hint="Axis -3 does not exist in a 2-D view: raise ValueError.")
 def rejects_a_missing_axis_reduce(reduce_axis):
     expect(reduce_axis, sum, M, -3, raises=ValueError)
+
+
+# ------------------------------------------------------------------ stretch: argmax_axis
+
+_GRID = [3, 9, 2, 7, 1, 8]  # a (2, 3) grid: rows [3, 9, 2] and [7, 1, 8]
+
+
+@checkpoint.test("argmax_axis", hint="Along axis 1 each row gives the column of its largest "
+                                     "number: row [3, 9, 2] gives 1.", stretch=True)
+def argmax_along_rows(argmax_axis):
+    expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), 1, returns=([1, 2], (2,)))
+    expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), -1, returns=([1, 2], (2,)))
+
+
+@checkpoint.test("argmax_axis", hint="Along axis 0 each column gives the row of its largest "
+                                     "number, an index in range(2).", stretch=True)
+def argmax_along_columns(argmax_axis):
+    expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), 0, returns=([1, 0, 1], (3,)))
+
+
+@checkpoint.test("argmax_axis", hint="Read through the view's strides: the transpose of the grid "
+                                     "has rows (3, 7), (9, 1), (2, 8).", stretch=True)
+def argmax_of_a_transposed_view(argmax_axis):
+    expect(argmax_axis, (_GRID, (3, 2), (1, 3), 0), 1, returns=([1, 0, 1], (3,)))
+
+
+@checkpoint.test("argmax_axis", hint="The answer is the position along the axis, counted from "
+                                     "the view's start, not a position in storage.", stretch=True)
+def argmax_of_a_view_with_an_offset(argmax_axis):
+    expect(argmax_axis, ([0, 0, 4, 6, 5], (3,), (1,), 2), 0, returns=([1], ()))
+    expect(argmax_axis, ([9, 1, 9, 2, 9, 3], (3,), (2,), 1), 0, returns=([2], ()))
+
+
+@checkpoint.test("argmax_axis", hint="On a tie the first index wins, as in NumPy: use a strict "
+                                     "> when you compare.", stretch=True)
+def a_tie_gives_the_first_index(argmax_axis):
+    expect(argmax_axis, ([5, 5, 1], (3,), (1,), 0), 0, returns=([0], ()))
+    expect(argmax_axis, ([2, 4, 4, 4, 4, 1], (2, 3), (3, 1), 0), 1, returns=([1, 0], (2,)))
+
+
+@checkpoint.test("argmax_axis", hint="An axis out of range is a ValueError naming the axis and "
+                                     "the number of dimensions; an empty axis has no maximum.",
+                 stretch=True)
+def rejects_a_bad_axis(argmax_axis):
+    expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), 5, raises=ValueError, naming=(5, 2))
+    expect(argmax_axis, ([], (2, 0), (1, 1), 0), 1, raises=ValueError)

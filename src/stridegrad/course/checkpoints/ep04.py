@@ -172,3 +172,47 @@ def output_is_row_major(broadcast_binary):
 def leaves_inputs_alone(broadcast_binary):
     expect(broadcast_binary, operator.add, [1, 2], (1,), [3], (0,), (2,), returns=[4, 5],
            unchanged=True)
+
+
+# ------------------------------------------------------------------ stretch: broadcast_where
+
+@checkpoint.test("broadcast_where", hint="Scalars x and y (shape ()) spread over cond's shape.",
+                 stretch=True)
+def scalar_branches(broadcast_where):
+    expect(broadcast_where, [True, False, True], (3,), [1], (), [0], (),
+           returns=([1, 0, 1], (3,)))
+
+
+@checkpoint.test("broadcast_where", hint="A column of conditions (2, 1) picks whole rows: row 0 "
+                                         "from x, row 1 from y.", stretch=True)
+def a_column_of_conditions_picks_rows(broadcast_where):
+    expect(broadcast_where, [True, False], (2, 1), [1, 2, 3], (3,),
+           [10, 20, 30, 40, 50, 60], (2, 3), returns=([1, 2, 3, 40, 50, 60], (2, 3)))
+
+
+@checkpoint.test("broadcast_where", hint="A row of conditions (3,) aligns on the right: it picks "
+                                         "columns, in every row.", stretch=True)
+def a_row_of_conditions_picks_columns(broadcast_where):
+    expect(broadcast_where, [True, False, True], (3,), [1, 2, 3, 4, 5, 6], (2, 3), [0], (1,),
+           returns=([1, 0, 3, 4, 0, 6], (2, 3)))
+
+
+@checkpoint.test("broadcast_where", hint="All three broadcast together: (2, 1, 1), (3, 1) and "
+                                         "(1, 2) give (2, 3, 2).", stretch=True)
+def all_three_operands_broadcast(broadcast_where):
+    expect(broadcast_where, [False, True], (2, 1, 1), [1, 2, 3], (3, 1), [7, 8], (1, 2),
+           returns=([7, 8, 7, 8, 7, 8, 1, 1, 2, 2, 3, 3], (2, 3, 2)))
+
+
+@checkpoint.test("broadcast_where", hint="The largest shape need not be cond's: here y's (2, 2) "
+                                         "is, and cond is a scalar.", stretch=True)
+def the_largest_operand_can_be_any(broadcast_where):
+    expect(broadcast_where, [False], (), [5], (1,), [1, 2, 3, 4], (2, 2),
+           returns=([1, 2, 3, 4], (2, 2)))
+
+
+@checkpoint.test("broadcast_where", hint="Shapes (2,) and (3,) do not broadcast: ValueError "
+                                         "naming both.", stretch=True)
+def rejects_shapes_that_clash(broadcast_where):
+    expect(broadcast_where, [True, False], (2,), [1, 2, 3], (3,), [0], (),
+           raises=ValueError, naming=((2,), (3,)))

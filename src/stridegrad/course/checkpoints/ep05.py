@@ -7,7 +7,9 @@ hand (the arithmetic is in the hints), never computed with the library.
 
 from __future__ import annotations
 
-from stridegrad.course.checks import Checkpoint, expect
+import inspect
+
+from stridegrad.course.checks import Checkpoint, expect, fail
 
 __all__ = ["checkpoint"]
 
@@ -205,3 +207,53 @@ def general_case(line_grads):
 @checkpoint.test("line_grads", hint="Different numbers of xs and ys: raise ValueError.")
 def lengths_must_match_too(line_grads):
     expect(line_grads, 1.0, 0.0, [1.0, 2.0], [1.0], raises=ValueError)
+
+
+# ------------------------------------------------------------------ stretch: linear_model
+
+@checkpoint.test("linear_model", hint="The seed's model: prediction 4 * 0.5 - 3 + 4 + 0.5 = 3.5, "
+                                      "residual 1, loss 1.", stretch=True)
+def the_seed_model(linear_model):
+    expect(linear_model, [4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5],
+           returns=(1.0, [8.0, 6.0, 4.0], 2.0))
+
+
+@checkpoint.test("linear_model", hint="Two rows: dL/dw is (2/N) times X transposed times the "
+                                      "residuals, N = 2.", stretch=True)
+def two_rows(linear_model):
+    expect(linear_model, [1, 2, 3, 4, 5, 6], (2, 3), [1, 0, -1], 1, [0, 0],
+           returns=(1.0, [-5.0, -7.0, -9.0], -2.0))
+
+
+@checkpoint.test("linear_model", hint="A tall X (3 rows, 2 inputs): the transpose is (2, 3), "
+                                      "read from the same storage with the strides swapped.",
+                 stretch=True)
+def a_tall_design_matrix(linear_model):
+    expect(linear_model, [1, 0, 0, 1, 1, 1], (3, 2), [2, 3], 0, [1, 1, 1],
+           returns=(7.0, [10 / 3, 4.0], 14 / 3))
+
+
+@checkpoint.test("linear_model", hint="The residual is prediction minus target; with b = -1 "
+                                      "every residual here is 0 and so is every gradient.",
+                 stretch=True)
+def a_perfect_fit(linear_model):
+    expect(linear_model, [1, 2, 3, 4], (2, 2), [1, 1], -1, [2, 6],
+           returns=(0.0, [0.0, 0.0], 0.0))
+
+
+@checkpoint.test("linear_model", hint="Call your matmul_2d for both products and your mse for "
+                                      "the loss.", stretch=True)
+def uses_your_matmul_2d_and_mse(linear_model):
+    code = getattr(inspect.unwrap(linear_model), "__code__", None)
+    names = set(code.co_names) if code is not None else set()
+    missing = [n for n in ("matmul_2d", "mse") if n not in names]
+    if missing:
+        fail("the functions linear_model calls", "matmul_2d and mse among them",
+             f"no call to {' or '.join(missing)}")
+
+
+@checkpoint.test("linear_model", hint="Read X transposed through its strides: change none of "
+                                      "the arguments, copy nothing back into them.", stretch=True)
+def leaves_the_inputs_alone(linear_model):
+    expect(linear_model, [4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5],
+           returns=(1.0, [8.0, 6.0, 4.0], 2.0), unchanged=True)

@@ -95,3 +95,51 @@ def flatten(data):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: unflatten
+
+_UNFLATTEN = """
+def unflatten(flat, shape):
+    n = 1
+    for d in shape:
+        n *= d
+    {CHECK}
+    if not shape:
+        return {SCALAR}
+    step = n // shape[0] if shape[0] else 0
+    return [{PART} for i in range(shape[0])]
+"""
+_SIZE_CHECK = ('if len(flat) != n:\n        raise ValueError(f"{len(flat)} numbers cannot fill '
+               'shape {shape}")')
+
+
+def _unflatten(check=_SIZE_CHECK, scalar="flat[0]",
+               part="unflatten(flat[i * step:(i + 1) * step], shape[1:])"):
+    return (_UNFLATTEN.replace("{CHECK}", check).replace("{SCALAR}", scalar)
+            .replace("{PART}", part))
+
+
+MISCONCEPTIONS["unflatten"] = [
+    Misconception("deals the numbers out like cards",
+      "gives item i every shape[0]-th number (flat[i::shape[0]]) instead of the next block: "
+      "(2, 3) comes out as [[1, 3, 5], [2, 4, 6]], the first axis moving fastest",
+      _unflatten(part="unflatten(flat[i::shape[0]], shape[1:])")),
+    Misconception("one level only",
+      "cuts the list into shape[0] blocks but never goes further down: (2, 3) is right, but a "
+      "vector becomes a list of one-number lists and (2, 2, 2) stays two levels deep",
+      _unflatten(part="flat[i * step:(i + 1) * step]")),
+    Misconception("no size check",
+      "never compares len(flat) with the number of elements the shape holds: numbers that "
+      "do not fit are dropped or the last block comes out short, instead of a ValueError",
+      _unflatten(check="pass")),
+    Misconception("scalar in a list",
+      "returns [number] for the empty shape instead of the number: every innermost number "
+      "comes out wrapped in a list of one",
+      _unflatten(scalar="[flat[0]]")),
+    Misconception("returns a 1-D input itself",
+      "returns flat itself when the shape has one axis: the numbers are right, but the "
+      "result is the caller's list, so changing one changes the other",
+      _unflatten().replace("    if not shape:", "    if len(shape) == 1:\n        return flat\n"
+                                                   "    if not shape:")),
+]

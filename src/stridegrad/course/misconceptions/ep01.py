@@ -210,3 +210,67 @@ def offset_to_index(offset, shape):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: locate
+
+_LOCATE = _NUMEL + """
+def _index(k, shape):
+    index = [0] * len(shape)
+    for a in range(len(shape) - 1, -1, -1):
+        k, index[a] = divmod(k, shape[a])
+    return tuple(index)
+
+
+def locate(position, shape, strides, offset=0):
+    found = None
+    for k in range(numel(shape)):
+        index = _index(k, shape)
+        if {BASE} + sum(i * s for i, s in zip(index, strides)) == position:
+            found = index
+            {STOP}
+    if found is None:
+        {MISSING}
+    return found
+"""
+_NOT_FOUND = ('raise ValueError(f"no element of the view with shape {shape}, strides {strides} '
+              'sits at position {position}")')
+
+
+def _locate(base="offset", stop="break", missing=_NOT_FOUND):
+    return (_LOCATE.replace("{BASE}", base).replace("{STOP}", stop)
+            .replace("{MISSING}", missing))
+
+
+MISCONCEPTIONS["locate"] = [
+    Misconception("assumes row-major strides",
+      "inverts the row-major layout (offset_to_index of position - offset) whatever the "
+      "strides: right for a fresh array, wrong for transposed, flipped or gapped views",
+      _NUMEL + """
+def locate(position, shape, strides, offset=0):
+    rel = position - offset
+    if not 0 <= rel < numel(shape):
+        raise ValueError(f"position {position} is not in the view of shape {shape} with "
+                         f"strides {strides}")
+    index = [0] * len(shape)
+    for k in range(len(shape) - 1, -1, -1):
+        rel, index[k] = divmod(rel, shape[k])
+    return tuple(index)
+"""),
+    Misconception("ignores the offset",
+      "compares position with sum(index * strides), forgetting that the view starts at "
+      "offset: every view that does not start at 0 is searched in the wrong place",
+      _locate(base="0")),
+    Misconception("last match wins",
+      "keeps searching after a match and returns the last index at the position: with a "
+      "stride of 0 the answer is the last of the repeated indices, not the first",
+      _locate(stop="pass")),
+    Misconception("returns None when nothing is there",
+      "returns None for a position no element sits at, instead of raising ValueError: the "
+      "caller gets no index and no reason",
+      _locate(missing="return None")),
+    Misconception("vague error message",
+      "raises ValueError without naming the position, the shape and the strides: the reader "
+      "cannot tell what was looked for where",
+      _locate(missing='raise ValueError("not found")')),
+]

@@ -226,3 +226,64 @@ def reshape_strides(shape, strides, new_shape):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: getitem_layout
+
+_GETITEM = """
+def _slice_layout(size, stride, sl):
+    start, stop, step = sl.indices(size)
+    n = len(range(start, stop, step))
+    return (0, 0, stride) if n == 0 else (start * stride, n, stride * step)
+
+
+def getitem_layout(shape, strides, offset, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    if len(key) > len(shape):
+        raise IndexError(f"too many indices: {len(key)} for an array with {len(shape)} axes")
+    new_shape, new_strides = [], []
+    for k, (d, s) in enumerate(zip(shape, strides)):
+        item = key[k] if k < len(key) else slice(None)
+        if isinstance(item, slice):
+            delta, n, step = _slice_layout(d, s, item)
+            offset += {DELTA}
+            new_shape.append(n)
+            new_strides.append(step)
+        else:
+            i = {WRAP}
+            if not {BOUND}:
+                raise IndexError(f"index {item} is out of bounds for axis {k} with size {d}")
+            offset += {INT_STEP}
+            {KEEP}
+    return tuple(new_shape), tuple(new_strides), offset
+"""
+
+
+def _getitem(delta="delta", wrap="item + d if item < 0 else item", bound="0 <= i < d",
+             int_step="i * s", keep="pass"):
+    return (_GETITEM.replace("{DELTA}", delta).replace("{WRAP}", wrap)
+            .replace("{BOUND}", bound).replace("{INT_STEP}", int_step).replace("{KEEP}", keep))
+
+
+MISCONCEPTIONS["getitem_layout"] = [
+    Misconception("an int keeps its axis",
+      "keeps an axis picked by an int as size 1: a[1] of a (2, 3) array comes out (1, 3) "
+      "instead of (3,), as if the key had been a[1:2]",
+      _getitem(keep="new_shape.append(1); new_strides.append(s)")),
+    Misconception("negative ints not wrapped",
+      "uses a negative int as it is: -1 steps backwards from the axis's start instead of "
+      "picking its last element, so a[:, -1] reads before the view",
+      _getitem(wrap="item", bound="-d <= i < d")),
+    Misconception("ints forget the offset",
+      "drops an int's axis without adding its steps to the offset: a[1] reads row 0",
+      _getitem(int_step="0")),
+    Misconception("slices forget the offset",
+      "takes a slice's new size and stride but not how far its first element is: a[1:3] and "
+      "a[::-1] start at the old first element",
+      _getitem(delta="0")),
+    Misconception("no bounds check",
+      "never checks that an int is inside its axis: a[0, 7] of a (2, 5) array reads past the "
+      "row instead of raising IndexError",
+      _getitem(bound="True")),
+]

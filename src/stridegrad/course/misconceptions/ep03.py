@@ -270,3 +270,57 @@ def sum_axis(x, axis, keepdims=False):
           _reduce("reduce_axis", combine="fn([{VALUES}])", kept="rs")),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: argmax_axis
+
+_ARGMAX = _ITER + """
+def argmax_axis(x, axis):
+    storage, shape, strides, offset = x
+    shape, strides = tuple(shape), tuple(strides)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {len(shape)}")
+    axis %= len(shape)
+    size, step = shape[axis], strides[axis]
+    if size == 0:
+        raise ValueError("argmax of an empty axis")
+    rest_shape = shape[:axis] + shape[axis + 1:]
+    rest_strides = strides[:axis] + strides[axis + 1:]
+    out = []
+    for start in iter_offsets(rest_shape, rest_strides, {OFFSET}):
+        best = 0
+        for j in range(1, size):
+            if storage[start + j * step] {CMP} storage[start + best * step]:
+                best = j
+        out.append({ANSWER})
+    return out, {SHAPE}
+"""
+
+
+def _argmax(offset="offset", cmp=">", answer="best", shape="rest_shape"):
+    return (_ARGMAX.replace("{OFFSET}", offset).replace("{CMP}", cmp)
+            .replace("{ANSWER}", answer).replace("{SHAPE}", shape))
+
+
+MISCONCEPTIONS["argmax_axis"] = [
+    Misconception("storage position, not index",
+      "returns where the largest element sits in storage (start + j * stride) instead of j, "
+      "its position along the axis: right only for the very first lane of a view at 0",
+      _argmax(answer="start + best * step")),
+    Misconception("last index on a tie",
+      "compares with >=, so a later equal element replaces the first: on a tie the last "
+      "index comes back, where NumPy gives the first",
+      _argmax(cmp=">=")),
+    Misconception("returns the maximum",
+      "returns the largest value of each lane instead of its index: a max reduction, not an "
+      "argmax",
+      _argmax(answer="storage[start + best * step]")),
+    Misconception("ignores the view's offset",
+      "walks the lanes from storage position 0 instead of the view's offset: a view that "
+      "does not start at 0 is read from the wrong place",
+      _argmax(offset="0")),
+    Misconception("keeps the axis",
+      "returns the shape with the reduced axis kept as size 1 (keepdims): (2, 3) along axis "
+      "1 gives (2, 1) instead of (2,)",
+      _argmax(shape="shape[:axis] + (1,) + shape[axis + 1:]")),
+]

@@ -190,3 +190,57 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: broadcast_where
+
+_WHERE = """
+from stridegrad.array.layout import (broadcast_shapes, broadcast_strides, contiguous_strides,
+                                     index_to_offset, numel, offset_to_index)
+
+
+def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
+    shape = {SHAPE}
+    c_str, x_str, y_str = ({STRIDES} for s in (c_shape, x_shape, y_shape))
+    values = []
+    for k in range(numel(shape)):
+        index = offset_to_index(k, shape)
+        if cond[index_to_offset(index, c_str)]:
+            values.append({TRUE}[index_to_offset(index, {TRUE}_str)])
+        else:
+            values.append({FALSE}[index_to_offset(index, {FALSE}_str)])
+    return values, shape
+"""
+
+
+def _where(shape="broadcast_shapes(c_shape, x_shape, y_shape)",
+           strides="broadcast_strides(s, contiguous_strides(s), shape)",
+           true="x", false="y"):
+    return (_WHERE.replace("{SHAPE}", shape).replace("{STRIDES}", strides)
+            .replace("{TRUE}", true).replace("{FALSE}", false))
+
+
+MISCONCEPTIONS["broadcast_where"] = [
+    Misconception("branches swapped",
+      "takes y where cond is true and x where it is false: every element comes from the "
+      "other operand",
+      _where(true="y", false="x")),
+    Misconception("cond left out of the shape",
+      "broadcasts x and y only and reads cond as if it had their shape: a cond larger than "
+      "both, or of another shape, is read at the wrong places or past its end",
+      _where(shape="broadcast_shapes(x_shape, y_shape)")),
+    Misconception("strides not broadcast",
+      "reads each operand with its own contiguous strides, padded with 0 on the left but "
+      "never zeroed on its size-1 axes: a (2, 1) or (1, 2) operand steps through "
+      "elements it does not have",
+      _where(strides="(0,) * (len(shape) - len(s)) + contiguous_strides(s)")),
+    Misconception("sizes taken by maximum, no clash check",
+      "takes the largest size in each column without checking the others are 1 or equal: "
+      "shapes that clash give a result instead of a ValueError",
+      _where(shape="tuple(max(sizes) for sizes in zip(*[(1,) * (3 - len(s)) + tuple(s) "
+                   "for s in (c_shape, x_shape, y_shape)])) if max(len(c_shape), "
+                   "len(x_shape), len(y_shape)) <= 3 else ()",
+             strides="tuple(0 if d == 1 else st for d, st in zip((1,) * (len(shape) - "
+                     "len(s)) + tuple(s), (0,) * (len(shape) - len(s)) + "
+                     "contiguous_strides(s)))")),
+]

@@ -164,3 +164,52 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
                                      db="2 * sum(ri * x for ri, x in zip(r, xs)) / n")),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: linear_model
+
+_LINEAR = _MATMUL_OK.replace("{B}", "b[p * b_strides[0] + j * b_strides[1]]") + """
+
+def mse(pred, target):
+    if len(pred) != len(target) or not pred:
+        raise ValueError(f"mse: {len(pred)} predictions but {len(target)} targets")
+    return sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)
+
+
+def linear_model(x, x_shape, w, b, y):
+    n, d = x_shape
+    pred = [p + {B} for p in matmul_2d(x, (n, d), (d, 1), w, (len(w), 1), (1, 1))]
+    loss = mse(pred, y)
+    residuals = [{RESIDUAL} for p, t in zip(pred, y)]
+    xt_r = matmul_2d(x, (d, n), {XT_STRIDES}, residuals, (n, 1), (1, 1))
+    return loss, [{SCALE} * g for g in xt_r], {SCALE} * sum(residuals)
+"""
+
+
+def _linear(b="b", residual="p - t", xt_strides="(1, d)", scale="2 / n"):
+    return (_LINEAR.replace("{B}", b).replace("{RESIDUAL}", residual)
+            .replace("{XT_STRIDES}", xt_strides).replace("{SCALE}", scale))
+
+
+MISCONCEPTIONS["linear_model"] = [
+    Misconception("forgets the 2/N",
+      "returns X^T r and sum(r) without the factor 2/N from the mean of squares: every "
+      "gradient is N/2 times too small (half, for one row)",
+      _linear(scale="1")),
+    Misconception("target minus prediction",
+      "takes the residual as target - prediction: the loss is right, but every gradient "
+      "has the wrong sign and a step would climb the loss",
+      _linear(residual="t - p")),
+    Misconception("forgets b",
+      "predicts X w without adding b: the loss and gradients are those of a model through "
+      "the origin",
+      _linear(b="0")),
+    Misconception("reshapes X instead of transposing it",
+      "reads X as a (D, N) matrix with strides (N, 1), a reshape, instead of swapping its "
+      "strides to (1, D): right only for a single row, wrong as soon as X has two",
+      _linear(xt_strides="(n, 1)")),
+    Misconception("divides by D, not N",
+      "scales the gradients by 2/D (the number of inputs) instead of 2/N (the number of "
+      "rows): right only when X happens to be square",
+      _linear(scale="2 / d")),
+]
