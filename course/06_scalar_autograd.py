@@ -469,6 +469,22 @@ for squash in (False, True):
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `power`: `a ** n`
+#
+# One more operation for the engine: a Value raised to a constant power, so
+# that `x ** 2` and `1 / x` (`x ** -1`) get gradients too. It is a closure like
+# `tanh`'s; the slope is yours to work out, for every `n` and every `a`,
+# 0 included. Only the contract below to go on; `hint("06", "power")` when you
+# want it. Its points are counted apart from the lesson's.
+
+# %%
+#| exercise: stridegrad.course.designs.power
+#| hint: one input and one local derivative, like tanh: what is the slope of a**n?
+
+# %%
+#| check: power
+
+# %% [markdown]
 # ## Where this is in PyTorch
 #
 # | here | PyTorch |

@@ -23,7 +23,8 @@ EXERCISES = ["add", "mul", "tanh", "topological_order", "backward", "central_dif
 
 
 def test_checkpoint_has_six_exercises_with_five_hinted_tests_each():
-    assert CP.exercises == EXERCISES
+    assert CP.exercises == [*EXERCISES, "power"]
+    assert CP.stretch_exercises == ["power"]
     for ex in CP.exercises:
         tests = [t for t in CP.tests if t.exercise == ex]
         assert len(tests) >= 5 and all(t.hint for t in tests), ex
@@ -105,7 +106,8 @@ def test_lesson_06_meets_the_lesson_standard():
     for heading in ("By the end you can", "Where this is in PyTorch", "Going further",
                     "#| check: all"):
         assert heading in SOURCE
-    assert 3 <= SOURCE.count("#| exercise:") <= 6
+    # 3-6 exercises, and the optional stretch exercise
+    assert 3 <= SOURCE.count("#| exercise:") - len(CP.stretch_exercises) <= 6
     assert "draw_graph(" in SOURCE and "plt.show()" in SOURCE
     # the bug is shown before the exercise that fixes it
     assert SOURCE.index("mul_that_overwrites") < SOURCE.index("#| exercise: stridegrad.course.designs.mul")

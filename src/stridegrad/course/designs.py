@@ -34,7 +34,7 @@ import weakref
 
 __all__ = [
     # design A (episode 06)
-    "Value", "as_value", "add", "mul", "tanh", "topological_order", "backward",
+    "Value", "as_value", "add", "mul", "tanh", "power", "topological_order", "backward",
     "central_difference", "topological_order_recursive", "CapturingValue",
     # design B (episode 07)
     "Var", "Node", "AccumulateGrad", "AddBackward", "MulBackward", "TanhBackward",
@@ -156,6 +156,31 @@ def topological_order_recursive(root):
 
     visit(root)
     return order
+
+
+def power(a, n):
+    """``a ** n`` for a Value and a constant number ``n``, recording how to send the gradient back.
+
+    ``n`` is an int or a float (not a Value). Returns ``Value(a.data ** n, (a,),
+    f"**{n}")`` whose closure ``_backward(g)`` adds ``d(a**n)/da * g`` into
+    ``a.grad`` (at ``a.data == 0`` too, for ``n >= 1``). It captures ``a``, never the
+    output.
+
+    Example:
+        >>> x = Value(3.0)
+        >>> y = power(x, 2)
+        >>> y.data, y._op
+        (9.0, '**2')
+        >>> y._backward(1.0); x.grad
+        6.0
+    """
+    out = Value(a.data ** n, (a,), f"**{n}")
+
+    def _backward(g):
+        a.grad += n * a.data ** (n - 1) * g if n != 0 else 0.0
+
+    out._backward = _backward
+    return out
 
 
 def topological_order(root):

@@ -456,3 +456,60 @@ def uses_the_given_step(central_difference):
 def picks_the_right_coordinate(central_difference):
     got = central_difference(lambda v: v[0] + 10.0 * v[1], [4.0, -1.0], 1, h=0.25)
     _check_number("central_difference(x0 + 10*x1, [4, -1], 1, h=0.25)", got, 10.0)
+
+
+# ------------------------------------------------------------------ stretch: power
+
+@checkpoint.test("power", hint="out = Value(a.data ** n, (a,), f\"**{n}\"): one input, the "
+                               "exponent is a plain number.", stretch=True)
+def power_makes_the_output(power):
+    a = _Node(3.0, name="a")
+    _check_output("power(a=3, 2)", power(a, 2), 9.0, (a,), "**2")
+
+
+@checkpoint.test("power", hint="d(a**n)/da = n * a**(n - 1): at a = 3, n = 2 that is 6.",
+                 stretch=True)
+def power_derivative(power):
+    a = _Node(3.0, name="a")
+    power(a, 2)._backward(1.0)
+    _check_number("a.grad after power(a=3, 2)._backward(1.0)", a.grad, 6.0)
+
+
+@checkpoint.test("power", hint="Multiply the local derivative by g: 3 * 2**2 * 0.5 = 6.",
+                 stretch=True)
+def power_uses_the_incoming_gradient(power):
+    a = _Node(2.0, name="a")
+    power(a, 3)._backward(0.5)
+    _check_number("a.grad after power(a=2, 3)._backward(0.5)", a.grad, 6.0)
+
+
+@checkpoint.test("power", hint="Negative and fractional exponents follow the same rule: "
+                               "-1 * 2**-2 = -0.25, 0.5 * 4**-0.5 = 0.25.", stretch=True)
+def negative_and_fractional_exponents(power):
+    a = _Node(2.0, name="a")
+    out = power(a, -1)
+    _check_number("power(a=2, -1).data", out.data, 0.5)
+    out._backward(1.0)
+    _check_number("a.grad after power(a=2, -1)._backward(1.0)", a.grad, -0.25)
+    b = _Node(4.0, name="b")
+    power(b, 0.5)._backward(1.0)
+    _check_number("b.grad after power(b=4, 0.5)._backward(1.0)", b.grad, 0.25)
+
+
+@checkpoint.test("power", hint="At a = 0 the slope of a**3 is 0, not an error: compute it from "
+                               "a, not by dividing the output by a.", stretch=True)
+def power_at_zero(power):
+    a = _Node(0.0, name="a")
+    out = power(a, 3)
+    _check_number("power(a=0, 3).data", out.data, 0.0)
+    out._backward(1.0)
+    _check_number("a.grad after power(a=0, 3)._backward(1.0)", a.grad, 0.0)
+
+
+@checkpoint.test("power", hint="Add into a.grad (+=): a value used twice collects from every "
+                               "use.", stretch=True)
+def power_accumulates(power):
+    a = _Node(3.0, name="a")
+    a.grad = 1.0
+    power(a, 2)._backward(1.0)
+    _check_number("a.grad (1.0 before) after power(a=3, 2)._backward(1.0)", a.grad, 7.0)

@@ -83,4 +83,16 @@ HINTS = {
         "    down[i] -= h\n"
         "    return (f(up) - f(down)) / (2 * h)",
     ],
+    "power": [
+        "Same shape as tanh: one input, one local derivative. What is the slope of a**n, "
+        "for any number n?",
+        "d(a**n)/da = n * a**(n - 1). Compute it from a.data (not by dividing the output by "
+        "a, which fails at 0), multiply by g and add into a.grad.",
+        "In full:\n\n"
+        "    out = Value(a.data ** n, (a,), f\"**{n}\")\n"
+        "    def _backward(g):\n"
+        "        a.grad += n * a.data ** (n - 1) * g      (0 when n == 0)\n"
+        "    out._backward = _backward\n"
+        "    return out",
+    ],
 }

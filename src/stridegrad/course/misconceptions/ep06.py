@@ -302,3 +302,43 @@ def central_difference(f, xs, i, h=1e-6):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: power
+
+_POWER = _VALUE + """
+def power(a, n):
+    out = Value(a.data ** n, (a,), f"**{n}")
+    def _backward(g):
+        a.grad {ASSIGN} {SLOPE}{TIMES_G}
+    out._backward = _backward
+    return out
+"""
+
+
+def _power(assign="+=", slope="n * a.data ** (n - 1)", times_g=" * g"):
+    return (_POWER.replace("{ASSIGN}", assign).replace("{SLOPE}", slope)
+            .replace("{TIMES_G}", times_g))
+
+
+MISCONCEPTIONS["power"] = [
+    Misconception("exponent not brought down",
+      "lowers the power but forgets to multiply by n: the slope of a**n comes out "
+      "a**(n - 1), right only for n = 1",
+      _power(slope="a.data ** (n - 1)")),
+    Misconception("power not lowered",
+      "multiplies by n but keeps the power n: n * a**n instead of n * a**(n - 1), so a**2 "
+      "at 3 gets slope 18, not 6",
+      _power(slope="n * a.data ** n")),
+    Misconception("slope from the output divided by a",
+      "computes the slope as n * out / a: right wherever a is not 0, but a ZeroDivisionError "
+      "at a = 0, where the slope of a**3 is simply 0",
+      _power(slope="n * a.data ** n / a.data")),
+    Misconception("= instead of +=",
+      "overwrites the input's gradient (=) instead of adding to it (+=): a value used twice "
+      "keeps only its last contribution",
+      _power(assign="=")),
+    Misconception("forgets the incoming gradient",
+      "forgets to multiply by the output's gradient g: right only when g is 1",
+      _power(times_g="")),
+]
