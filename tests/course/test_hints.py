@@ -120,3 +120,33 @@ def test_stubs_are_nudges_that_point_to_the_levels():
         stub_line = ex.stub.strip().split("\n")[-1].strip()
         assert stub_line.startswith("raise NotImplementedError(")
         assert f'hint("01", "{name}")' in stub_line, stub_line
+
+
+def test_a_momentum_bug_gets_no_hint_about_weight_decay():
+    # damps the buffer from the second step on: no known mistake, fails two momentum tests
+    ns = define("""
+        def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
+            g = grad + weight_decay * param
+            if momentum:
+                buf = state.get("momentum_buffer")
+                buf = g if buf is None else momentum * buf + (1 - momentum) * g
+                state["momentum_buffer"] = buf
+                g = buf
+            return param - lr * g
+    """)
+    rows = run_checkpoint(load_checkpoint("09"), ns, exercise="sgd_step").rows
+    failing = [r for r in rows if not r.passed]
+    assert [r.test for r in failing] == ["sgd_momentum_two_steps", "sgd_momentum_with_weight_decay"]
+    assert not any(r.diagnosis for r in failing)
+    assert "Weight decay" not in " ".join(r.hint for r in failing)
+    # its second step looks like a damped buffer's: the momentum hint stays there
+    assert "buffer" in failing[0].hint and failing[1].hint == ""
+
+
+@pytest.mark.parametrize("episode", available())
+def test_hints_about_one_mistake_name_known_misconceptions(episode):
+    from stridegrad.course.misconceptions import for_episode
+    known = {ex: {m.label for m in ms} for ex, ms in for_episode(episode).items()}
+    for t in load_checkpoint(episode).tests:
+        for label in t.hint_for:
+            assert label in known.get(t.exercise, set()), (t.name, label)

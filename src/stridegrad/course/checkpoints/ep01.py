@@ -27,7 +27,8 @@ def numel_of_a_vector(numel):
 
 
 @checkpoint.test("numel", hint="Start the product at 1, not 0: the empty shape () is a scalar, "
-                               "one element.")
+                               "one element.",
+                 hint_for=("product starts at 0", "scalar has none"))
 def numel_of_a_scalar(numel):
     expect(numel, (), returns=1)
 
@@ -42,7 +43,8 @@ def numel_of_ones(numel):
     expect(numel, (1, 1, 1), returns=1)
 
 
-@checkpoint.test("numel", hint="Multiply the sizes; adding them gives 2 + 3 = 5, not 6.")
+@checkpoint.test("numel", hint="Multiply the sizes; adding them gives 2 + 3 = 5, not 6.",
+                 hint_for=("adds the sizes",))
 def numel_multiplies_not_adds(numel):
     expect(numel, (2, 3), returns=6)
 
@@ -51,13 +53,15 @@ def numel_multiplies_not_adds(numel):
 
 @checkpoint.test("contiguous_strides", hint="The last axis moves fastest: its stride is 1; "
                                             "each stride to its left is the next stride times "
-                                            "the next size.")
+                                            "the next size.",
+                 hint_for=("reversed strides", "includes own size", "column-major strides"))
 def strides_of_a_3d_shape(contiguous_strides):
     expect(contiguous_strides, (2, 3, 4), returns=(12, 4, 1))
 
 
 @checkpoint.test("contiguous_strides", hint="Row-major: going down one row skips a whole row "
-                                            "(3 elements); (1, 2) is column-major.")
+                                            "(3 elements); (1, 2) is column-major.",
+                 hint_for=("column-major strides", "reversed strides"))
 def strides_of_a_matrix(contiguous_strides):
     expect(contiguous_strides, (2, 3), returns=(3, 1))
 
@@ -73,13 +77,15 @@ def strides_of_a_scalar(contiguous_strides):
 
 
 @checkpoint.test("contiguous_strides", hint="Return a tuple (tuple(strides)), one stride per "
-                                            "dimension, ints counting elements.")
+                                            "dimension, ints counting elements.",
+                 hint_for=("returns a list",))
 def strides_are_a_tuple(contiguous_strides):
     expect(contiguous_strides, (4, 5), returns=(5, 1))
 
 
 @checkpoint.test("contiguous_strides", hint="Read the docstring: a size-0 dimension counts as "
-                                            "size 1 when you multiply, so no stride becomes 0.")
+                                            "size 1 when you multiply, so no stride becomes 0.",
+                 hint_for=("zero size makes zero strides",))
 def strides_with_a_zero_size(contiguous_strides):
     expect(contiguous_strides, (2, 0, 3), returns=(3, 3, 1))
 
@@ -91,7 +97,8 @@ def offset_in_a_matrix(index_to_offset):
     expect(index_to_offset, (1, 2), (3, 1), returns=5)
 
 
-@checkpoint.test("index_to_offset", hint="Multiply each index by its stride (not add them).")
+@checkpoint.test("index_to_offset", hint="Multiply each index by its stride (not add them).",
+                 hint_for=("adds instead of multiplies",))
 def offset_in_a_3d_array(index_to_offset):
     expect(index_to_offset, (1, 2, 3), (12, 4, 1), returns=23)
 
@@ -101,13 +108,15 @@ def first_element(index_to_offset):
     expect(index_to_offset, (0, 0, 0), (12, 4, 1), returns=0)
 
 
-@checkpoint.test("index_to_offset", hint="Start the sum at `offset`, not at 0.")
+@checkpoint.test("index_to_offset", hint="Start the sum at `offset`, not at 0.",
+                 hint_for=("ignores the offset",))
 def uses_the_offset(index_to_offset):
     expect(index_to_offset, (1, 2), (3, 1), offset=10, returns=15)
 
 
 @checkpoint.test("index_to_offset", hint="Pair index[k] with strides[k] for the same k; the "
-                                         "strides need not be row-major ones.")
+                                         "strides need not be row-major ones.",
+                 hint_for=("pairs index with reversed strides",))
 def transposed_strides(index_to_offset):
     expect(index_to_offset, (2, 1), (1, 3), returns=5)
 
@@ -125,13 +134,15 @@ def negative_stride(index_to_offset):
 
 # ------------------------------------------------------------------ offset_to_index
 
-@checkpoint.test("offset_to_index", hint="Peel off the last axis first: 2 % 3 = 2, then 2 // 3 = 0.")
+@checkpoint.test("offset_to_index", hint="Peel off the last axis first: 2 % 3 = 2, then 2 // 3 = 0.",
+                 hint_for=("peels from the wrong end", "peeled index not reversed"))
 def index_in_a_matrix(offset_to_index):
     expect(offset_to_index, 2, (2, 3), returns=(0, 2))
 
 
 @checkpoint.test("offset_to_index", hint="For each axis from the right: index = offset % size, "
-                                         "offset = offset // size.")
+                                         "offset = offset // size.",
+                 hint_for=("peels from the wrong end", "peeled index not reversed"))
 def index_in_a_3d_array(offset_to_index):
     expect(offset_to_index, 14, (2, 3, 4), returns=(1, 0, 2))
 

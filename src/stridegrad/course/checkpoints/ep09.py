@@ -258,8 +258,14 @@ def sgd_plain_step(sgd_step):
     _same(call, got, [0.95, 2.1], atol=1e-9)
 
 
+# the misconceptions the momentum hints describe (a hint is shown only to a failure like one)
+_MOMENTUM_MISTAKES = ("momentum buffer initialised to ones", "dampened buffer, started at zeros",
+                      "forgets the buffer between calls")
+
+
 @checkpoint.test("sgd_step", hint="Weight decay adds weight_decay * param to the gradient "
-                                  "before anything else: g = 0 + 0.5 * [1, 2].")
+                                  "before anything else: g = 0 + 0.5 * [1, 2].",
+                 hint_for=('forgets weight decay',))
 def sgd_weight_decay(sgd_step):
     call, got = _sgd(sgd_step, [1.0, 2.0], [0.0, 0.0], {}, lr=0.1, weight_decay=0.5)
     _same(call, got, [0.95, 1.9], atol=1e-9)
@@ -267,7 +273,8 @@ def sgd_weight_decay(sgd_step):
 
 @checkpoint.test("sgd_step", hint="The first momentum buffer is the gradient itself (not "
                                   "zeros times something, not ones): keep it in "
-                                  "state['momentum_buffer'].")
+                                  "state['momentum_buffer'].",
+                 hint_for=_MOMENTUM_MISTAKES)
 def sgd_first_buffer_is_the_gradient(sgd_step):
     state = {}
     call, got = _sgd(sgd_step, [1.0, 2.0], [0.5, -1.0], state, lr=0.1, momentum=0.9)
@@ -277,7 +284,8 @@ def sgd_first_buffer_is_the_gradient(sgd_step):
 
 
 @checkpoint.test("sgd_step", hint="Second step: b = 0.9 * 1 + 1 = 1.9, so 0.9 - 0.1 * 1.9 = "
-                                  "0.71. Read the buffer back from state.")
+                                  "0.71. Read the buffer back from state.",
+                 hint_for=_MOMENTUM_MISTAKES)
 def sgd_momentum_two_steps(sgd_step):
     state = {}
     _, p = _sgd(sgd_step, [1.0], [1.0], state, lr=0.1, momentum=0.9)
@@ -286,7 +294,8 @@ def sgd_momentum_two_steps(sgd_step):
 
 
 @checkpoint.test("sgd_step", hint="Weight decay goes into g before the momentum buffer: "
-                                  "step 1 g = 1.2, step 2 g = 1.188 and b = 0.5 * 1.2 + 1.188.")
+                                  "step 1 g = 1.2, step 2 g = 1.188 and b = 0.5 * 1.2 + 1.188.",
+                 hint_for=('forgets weight decay',))
 def sgd_momentum_with_weight_decay(sgd_step):
     state = {}
     _, p = _sgd(sgd_step, [2.0], [1.0], state, lr=0.1, momentum=0.5, weight_decay=0.1)
@@ -296,7 +305,8 @@ def sgd_momentum_with_weight_decay(sgd_step):
 
 
 @checkpoint.test("sgd_step", hint="Return a new array (param - lr * g); do not change param "
-                                  "in place with -=.")
+                                  "in place with -=.",
+                 hint_for=('updates param in place',))
 def sgd_leaves_inputs_alone(sgd_step):
     param, grad = np.array([1.0, 2.0]), np.array([0.5, -1.0])
     _call("sgd_step(param, grad, {}, lr=0.1)", sgd_step, param, grad, {}, lr=0.1)

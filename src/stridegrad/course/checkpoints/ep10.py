@@ -440,7 +440,9 @@ def device_copy_is_independent(to_host):
 
 
 @checkpoint.test("time_op", hint="A launch returns at once; the work is done only after sync(). "
-                                 "Read the clock after fn() AND sync().")
+                                 "Read the clock after fn() AND sync().",
+                 hint_for=("no sync: times the launch",
+                           "reads the clock before the sync"))
 def waits_for_the_device(time_op):
     dev = FakeAsyncDevice([0.010])  # each run: 0.001 launch + 0.010 of device work
     got = _call("time_op(launch, sync, clock=fake)", time_op, dev.launch, dev.sync,
@@ -449,7 +451,8 @@ def waits_for_the_device(time_op):
 
 
 @checkpoint.test("time_op", hint="The first call compiles and allocates: make one warm-up call "
-                                 "before timing, and do not count it.")
+                                 "before timing, and do not count it.",
+                 hint_for=('no warm-up',))
 def warm_up_is_not_timed(time_op):
     # the first launch compiles for 5 s on the host; then each run is 0.001 + 0.010
     dev = FakeAsyncDevice([0.0, 0.010], compile_cost=5.0)
@@ -459,7 +462,8 @@ def warm_up_is_not_timed(time_op):
 
 
 @checkpoint.test("time_op", hint="Sync after the warm-up too, before you start the clock: "
-                                 "otherwise the warm-up's work lands in the first timed run.")
+                                 "otherwise the warm-up's work lands in the first timed run.",
+                 hint_for=('no sync after the warm-up',))
 def sync_before_starting_the_clock(time_op):
     dev = FakeAsyncDevice([0.020])
     got = _call("time_op(launch, sync, repeat=1)", time_op, dev.launch, dev.sync, repeat=1,
@@ -469,7 +473,8 @@ def sync_before_starting_the_clock(time_op):
 
 
 @checkpoint.test("time_op", hint="Return the BEST (smallest) run: other programs only ever add "
-                                 "time, so the minimum is the least disturbed.")
+                                 "time, so the minimum is the least disturbed.",
+                 hint_for=('the mean, not the best',))
 def best_of_the_runs(time_op):
     dev = FakeAsyncDevice([0.0, 0.030, 0.010, 0.020])
     got = _call("time_op(runs of 0.030, 0.010, 0.020 s, repeat=3)", time_op, dev.launch,
@@ -478,7 +483,8 @@ def best_of_the_runs(time_op):
 
 
 @checkpoint.test("time_op", hint="One warm-up call plus `repeat` timed calls: fn runs "
-                                 "repeat + 1 times.")
+                                 "repeat + 1 times.",
+                 hint_for=('no warm-up', 'times repeat - 1 runs'))
 def calls_fn_repeat_plus_one_times(time_op):
     dev = FakeAsyncDevice([0.010])
     _call("time_op(launch, sync, repeat=4)", time_op, dev.launch, dev.sync, repeat=4,
@@ -498,7 +504,8 @@ def host_work_is_measured(time_op):
 
 @checkpoint.test("time_op", hint="Sync after the last timed run too: time_op must return with "
                                  "the device idle, or its work lands in the caller's next "
-                                 "measurement.")
+                                 "measurement.",
+                 hint_for=('no sync: times the launch',))
 def device_is_idle_afterwards(time_op):
     dev = FakeAsyncDevice([0.010])
     _call("time_op(launch, sync, repeat=2)", time_op, dev.launch, dev.sync, repeat=2,
