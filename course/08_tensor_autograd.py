@@ -461,6 +461,40 @@ except RuntimeError as err:
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `softmax_backward`
+#
+# Softmax turns a row of scores into probabilities; every output depends on
+# every input of its row, so its backward is not elementwise. Given the
+# softmax's *output* `y` and the gradient of the loss with respect to `y`,
+# return the gradient with respect to the scores. Derive it yourself (the
+# chain rule over a whole row), then check it against your
+# `numerical_gradient`. Only the contract below to go on;
+# `hint("08", "softmax_backward")` when you want it. Its points are counted apart.
+
+# %%
+#| exercise: softmax_backward
+#| hint: every output of a row depends on every input of it: write d y_i / d x_j for i == j and i != j
+def softmax_backward(y, grad, axis=-1):
+    """The gradient of a softmax with respect to its input, from its output.
+
+    ``y = softmax(x, axis)`` (every slice along ``axis`` is positive and sums to
+    1) and ``grad = dL/dy`` have the same shape; returns ``dL/dx``, a new array of
+    that shape. Neither ``y`` nor ``grad`` is changed.
+
+    Example:
+        >>> softmax_backward(np.array([0.25, 0.75]), np.array([1.0, 0.0]))
+        array([ 0.1875, -0.1875])
+        >>> softmax_backward(np.array([0.25, 0.75]), np.array([1.0, 1.0]))   # a constant shift
+        array([0., 0.])
+    """
+    ### BEGIN SOLUTION
+    return y * (grad - (grad * y).sum(axis=axis, keepdims=True))
+    ### END SOLUTION
+
+# %%
+#| check: softmax_backward
+
+# %% [markdown]
 # ## Where this is in PyTorch
 #
 # | here | PyTorch |

@@ -20,7 +20,9 @@ CHECKPOINT = load_checkpoint("08")
 
 def test_checkpoint_has_the_five_exercises():
     assert CHECKPOINT.exercises == ["unbroadcast", "sum_backward", "max_backward",
-                                    "matmul_backward", "numerical_gradient"]
+                                    "matmul_backward", "numerical_gradient",
+                                    "softmax_backward"]
+    assert CHECKPOINT.stretch_exercises == ["softmax_backward"]
     assert CHECKPOINT.reference == "stridegrad.course.reference"
 
 

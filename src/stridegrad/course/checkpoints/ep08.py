@@ -305,3 +305,59 @@ def numerical_gradient_restores_x(numerical_gradient):
 def numerical_gradient_one_entry_at_a_time(numerical_gradient):
     _numgrad(numerical_gradient, lambda x: float(x[0] * x[1] + 3 * x[2]), _a(2, 5, 7),
              [5, 2, 3], "lambda x: x[0] * x[1] + 3 * x[2]")
+
+
+# ------------------------------------------------------------------ stretch: softmax_backward
+
+
+def _unchanged(fn, *arrays, **kwargs):
+    """Call fn on copies and fail if it changed an argument in place."""
+    before = [a.copy() for a in arrays]
+    fn(*arrays, **kwargs)
+    for k, (a, b) in enumerate(zip(arrays, before)):
+        if not np.array_equal(a, b):
+            raise CheckFailure(f"argument {k + 1} after {getattr(fn, '__name__', 'fn')}(...)",
+                               _show(b), f"changed in place to {_show(a)}")
+
+
+@checkpoint.test("softmax_backward", hint="y = [0.25, 0.75], grad = [1, 0]: dL/dx_0 = "
+                                          "0.25 * (1 - 0.25) and dL/dx_1 = -0.25 * 0.75.",
+                 stretch=True)
+def softmax_backward_of_two_classes(softmax_backward):
+    expect_array(softmax_backward, _a(0.25, 0.75), _a(1, 0), returns=[0.1875, -0.1875])
+
+
+@checkpoint.test("softmax_backward", hint="Adding a constant to every score changes no "
+                                          "probability: a uniform grad gives 0 everywhere.",
+                 stretch=True)
+def a_uniform_gradient_gives_zero(softmax_backward):
+    expect_array(softmax_backward, _a(0.25, 0.75), _a(1, 1), returns=[0, 0])
+    expect_array(softmax_backward, _a(0.5, 0.3, 0.2), _a(2, 2, 2), returns=[0, 0, 0])
+
+
+@checkpoint.test("softmax_backward", hint="Every output depends on every input of its row: "
+                                          "y = [0.5, 0.3, 0.2], grad = [0, 1, 0] moves all three.",
+                 stretch=True)
+def softmax_backward_of_three_classes(softmax_backward):
+    expect_array(softmax_backward, _a(0.5, 0.3, 0.2), _a(0, 1, 0), returns=[-0.15, 0.21, -0.06])
+
+
+@checkpoint.test("softmax_backward", hint="Each row is its own softmax: the sum over the "
+                                          "classes is per row, kept as a column (keepdims).",
+                 stretch=True)
+def each_row_on_its_own(softmax_backward):
+    expect_array(softmax_backward, _a([0.5, 0.5], [0.2, 0.8]), _a([1, 0], [0, 1]),
+                 returns=[[0.25, -0.25], [-0.16, 0.16]])
+
+
+@checkpoint.test("softmax_backward", hint="axis=0: the softmax ran down the columns, so the sum "
+                                          "runs down them too.", stretch=True)
+def along_axis_zero(softmax_backward):
+    expect_array(softmax_backward, _a([0.5, 0.2], [0.5, 0.8]), _a([1, 0], [0, 1]), axis=0,
+                 returns=[[0.25, -0.16], [-0.25, 0.16]])
+
+
+@checkpoint.test("softmax_backward", hint="Return a new array: do not subtract from grad in "
+                                          "place.", stretch=True)
+def leaves_y_and_grad_alone(softmax_backward):
+    _unchanged(softmax_backward, _a([0.5, 0.5], [0.2, 0.8]), _a([1, 0], [0, 1]))

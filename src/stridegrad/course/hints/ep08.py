@@ -59,4 +59,14 @@ HINTS = {
         "        grad[idx] = (up - down) / (2 * eps)\n"
         "    return grad",
     ],
+    "softmax_backward": [
+        "y_i = exp(x_i) / sum_k exp(x_k): x_j appears in every y_i of its row. Write "
+        "d y_i / d x_j for i == j and for i != j.",
+        "d y_i / d x_j = y_i * (delta_ij - y_j). So dL/dx_j = sum_i grad_i * y_i * "
+        "(delta_ij - y_j) = y_j * grad_j - y_j * sum_i grad_i * y_i: one sum per slice "
+        "along axis, kept as size 1 so it broadcasts back.",
+        "In full:\n\n"
+        "    s = (grad * y).sum(axis=axis, keepdims=True)\n"
+        "    return y * (grad - s)          (a new array; grad unchanged)",
+    ],
 }

@@ -201,3 +201,34 @@ def numerical_gradient(f, x, eps=1e-6):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: softmax_backward
+
+def _softmax_backward(body):
+    return "import numpy as np\n\ndef softmax_backward(y, grad, axis=-1):\n" + body
+
+
+MISCONCEPTIONS["softmax_backward"] = [
+    Misconception("forgets the other classes",
+      "multiplies grad by y elementwise: the term from the other outputs of the row "
+      "(- y_i * sum_j grad_j * y_j) is missing, so a uniform grad does not give 0",
+      _softmax_backward("    return y * grad\n")),
+    Misconception("diagonal only",
+      "uses only d y_i / d x_i = y_i * (1 - y_i): every output is treated as depending on "
+      "its own score alone, not on the rest of its row",
+      _softmax_backward("    return y * (1 - y) * grad\n")),
+    Misconception("sum without keepdims",
+      "sums grad * y along the axis without keepdims: for a 2-D input the row sums "
+      "broadcast along the wrong axis, each row getting another row's sum",
+      _softmax_backward("    return y * (grad - (grad * y).sum(axis=axis))\n")),
+    Misconception("sums over every axis",
+      "sums grad * y over the whole array instead of along the axis: right for one row, "
+      "wrong as soon as there are two",
+      _softmax_backward("    return y * (grad - (grad * y).sum())\n")),
+    Misconception("changes grad in place",
+      "subtracts the sum from grad in place (grad -= ...): the answer is right but the "
+      "caller's gradient array is changed",
+      _softmax_backward("    grad -= (grad * y).sum(axis=axis, keepdims=True)\n"
+                        "    return y * grad\n")),
+]
