@@ -43,11 +43,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The parsed command line. A command's module may define ``SUBCOMMANDS``
+    (name -> (help, configure, run)), chosen by the command's first argument:
+    ``stridegrad grade merge A B --out C``. Any other first argument is the command's
+    own (a SUBMITTED folder named ``merge`` is given as ``./merge``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 2 and argv[0] in _available():
+        module = importlib.import_module(f"stridegrad.commands.{argv[0]}")
+        nested = getattr(module, "SUBCOMMANDS", {}).get(argv[1])
+        if nested is not None:
+            help_, configure, run = nested
+            p = argparse.ArgumentParser(prog=f"stridegrad {argv[0]} {argv[1]}",
+                                        description=help_)
+            configure(p)
+            p.set_defaults(_run=run, command=f"{argv[0]} {argv[1]}")
+            return p.parse_args(argv[2:])
+    return build_parser().parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     if getattr(args, "_run", None) is None:
-        parser.print_help()
+        build_parser().print_help()
         return 2
     from stridegrad.commands import CommandError
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["HELP", "add_limit_flags", "configure", "run"]
+__all__ = ["HELP", "MERGE_HELP", "SUBCOMMANDS", "add_limit_flags", "configure",
+           "configure_merge", "run", "run_merge"]
 
 HELP = ("grade students' notebooks: SUBMITTED/<student>/<assignment>/<assignment>.ipynb -> "
         "OUT/gradebook.csv, OUT/<assignment>/grades.csv + feedback")
@@ -36,7 +37,20 @@ def add_limit_flags(p) -> None:
                         "feedback, like the lesson's own tests (default: hidden)")
 
 
+def _shard(text: str) -> tuple[int, int]:
+    import argparse
+
+    from stridegrad.course.shards import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def configure(p):
+    p.epilog = ("stridegrad grade merge OUT1 OUT2 ... --out OUT joins the --out folders of "
+                "several runs (shards on several machines): see stridegrad grade merge --help")
     p.add_argument("submitted", type=Path,
                    help="folder with one subfolder per student, each holding "
                         "<assignment>/<assignment>.ipynb (e.g. alice/01_flat_storage/"
@@ -58,6 +72,11 @@ def configure(p):
                         "DIR/roster.txt for later runs)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="notebooks graded at the same time (default 1)")
+    p.add_argument("--shard", type=_shard, metavar="I/N",
+                   help="grade only shard I of N (counted from 1): the students whose folder "
+                        "name falls in it (SHA-256 of the name mod N, + 1: the same on every "
+                        "machine, whoever submitted); one run per machine, then stridegrad "
+                        "grade merge")
     add_limit_flags(p)
     p.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                    help="run notebooks with your own rights, outside the sandbox "
@@ -78,7 +97,7 @@ def run(args) -> int:
               jobs=args.jobs, extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
               test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests,
               students=args.student, roster=args.roster, sandbox=args.sandbox,
-              progress=progress)
+              progress=progress, shard=args.shard)
     except GradeError as exc:
         raise CommandError(str(exc)) from None
     except KeyboardInterrupt:
@@ -86,3 +105,36 @@ def run(args) -> int:
               file=sys.stderr)
         return 130
     return 0
+
+
+MERGE_HELP = ("merge gradebook folders (the --out of several runs, e.g. one per --shard) "
+              "into one, as runs merge: per student and lesson the newest result")
+
+
+def configure_merge(p):
+    p.add_argument("folders", type=Path, nargs="+", metavar="FOLDER",
+                   help="the --out folders of stridegrad grade runs")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="the merged gradebook folder (may be new, or one of the FOLDERs, or "
+                        "a gradebook whose results then take part): gradebook.csv, "
+                        "<assignment>/grades.csv, totals.csv and the other per-student CSVs, "
+                        "feedback/")
+    p.add_argument("--allow-mixed-tests", action="store_true",
+                   help="merge results of one lesson made with different tests (tests_hash); "
+                        "by default that is an error naming the students and both hashes")
+
+
+def run_merge(args) -> int:
+    from stridegrad.commands import CommandError
+    from stridegrad.course.gradebook import RecordError
+    from stridegrad.course.shards import merge_gradebooks
+
+    try:
+        merge_gradebooks(args.folders, args.out, allow_mixed_tests=args.allow_mixed_tests)
+    except RecordError as exc:
+        raise CommandError(str(exc)) from None
+    return 0
+
+
+#: ``stridegrad grade merge ...``: chosen by the first argument (see ``stridegrad.cli``).
+SUBCOMMANDS = {"merge": (MERGE_HELP, configure_merge, run_merge)}

@@ -78,6 +78,7 @@ from stridegrad.course.gradebook import (
     write_rows,
 )
 from stridegrad.course.report import rows_html
+from stridegrad.course.shards import parse_shard, shard_of, shard_tag
 from stridegrad.course.sandbox import (
     Limits,
     Sandbox,
@@ -139,11 +140,14 @@ class StudentGrade:
 
     @property
     def points(self) -> int:
-        return sum(r.points for r in self.rows)
+        """The lesson's points: an optional stretch exercise's are not in the total (as
+        in ``check()`` and in nbgrader, where its check cell is not a grade cell)."""
+        return sum(r.points for r in self.rows if not r.stretch)
 
     @property
     def max_points(self) -> int:
-        return sum(r.max_points for r in self.rows)
+        return sum(r.max_points for r in self.rows if not r.stretch)
+
 
 
 def _worker_env() -> dict:
@@ -340,7 +344,7 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
 
 def _rows_for_failure(checkpoint: Checkpoint, status: str, message: str) -> list[Row]:
     return [Row(t.name, t.exercise, status, 0, t.points, hint=t.hint, message=message,
-                hidden=t.hidden) for t in checkpoint.tests]
+                hidden=t.hidden, stretch=t.stretch) for t in checkpoint.tests]
 
 
 def _now() -> str:
@@ -581,10 +585,14 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
           show_extra_tests: bool = False, students: list[str] | None = None,
           roster: Path | None = None, sandbox: bool | str | Sandbox = True,
           limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print,
-          progress: Callable[[str], None] | None = None) -> list[StudentGrade]:
+          progress: Callable[[str], None] | None = None,
+          shard: tuple[int, int] | None = None) -> list[StudentGrade]:
     """Grade the students' notebooks of one lesson; merge the results into ``out``.
 
     ``students``: grade only these (folder names); the others' results stay.
+    ``shard``: ``(i, n)`` grades only the students of shard ``i`` of ``n`` (1-based;
+    :func:`stridegrad.course.shards.shard_of`), for one machine of several; their
+    run id ends in ``-shardIofN``; ``stridegrad grade merge`` joins the folders.
     ``roster``: a file of student names, one a line, kept as ``OUT/roster.txt``:
     the gradebook lists them all, with 0 and "no submission" where they have no result.
     ``sandbox``: True (the default) runs each notebook in the first sandbox that
@@ -602,6 +610,15 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
             raise GradeError(f"{flag} must be positive, got {value}")
     if jobs < 1:
         raise GradeError(f"--jobs must be at least 1, got {jobs}")
+    if shard is not None:
+        if students:
+            raise GradeError(f"--shard {shard[0]}/{shard[1]} and --student "
+                             f"{', '.join(students)}: give one (a shard grades the students "
+                             "the shard rule gives it)")
+        try:
+            shard = parse_shard(f"{shard[0]}/{shard[1]}")
+        except ValueError as exc:
+            raise GradeError(f"--shard {exc}") from None
     if memory is not None and memory < 64:
         raise GradeError(f"--memory is in MB and must be at least 64, got {memory}")
     if _out_inside(out, submitted):
@@ -616,6 +633,10 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         raise GradeError(str(exc)) from None
     assignment = checkpoint.lesson
     folders = _select(_discover(submitted, checkpoint), students, submitted)
+    if shard is not None:
+        mine = [f for f in folders if shard_of(f.name, shard[1]) == shard[0]]
+        log(f"shard {shard[0]}/{shard[1]}: {len(mine)} of the {len(folders)} student folders")
+        folders = mine
     box = _sandbox_for(sandbox)
     mode = box.launcher if box else "off"
     try:
@@ -625,7 +646,7 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     digest = tests_hash(checkpoint.episode,
                         Path(extra_tests).read_bytes() if extra_tests else None)
     run_id = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-              + "-" + secrets.token_hex(2))
+              + "-" + secrets.token_hex(2) + (shard_tag(shard) if shard else ""))
 
     start = time.monotonic()
     run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
