@@ -554,6 +554,45 @@ plt.show()
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `rmsprop_step`
+#
+# Adam's second moment on its own is RMSprop (Hinton's lecture notes, 2012):
+# each entry's step is divided by a running root-mean-square of its recent
+# gradients. Write one step of PyTorch's `torch.optim.RMSprop` with its
+# defaults. Only the contract below to go on; `hint("09", "rmsprop_step")`
+# when you want it. Its points are counted apart from the lesson's.
+
+# %%
+#| exercise: rmsprop_step
+#| hint: one running average lives in state; what is averaged, and what is the step divided by?
+import numpy as np
+
+
+def rmsprop_step(param, grad, state, lr=0.01, alpha=0.99, eps=1e-8):
+    """One RMSprop update of one parameter; returns the new parameter array.
+
+    ``torch.optim.RMSprop`` with no momentum, not centered, no weight decay: the
+    running average of the squared gradient, ``alpha``-weighted, is kept in
+    ``state["square_avg"]`` between calls (``state`` starts as ``{}``, the average
+    at 0), and ``eps`` is added after the square root. ``param`` and ``grad`` are
+    not changed in place.
+
+    Example:
+        >>> state = {}
+        >>> rmsprop_step(np.array([1.0, 1.0]), np.array([0.5, -2.0]), state, lr=0.1, alpha=0.9)
+        array([0.68377223, 1.31622777])
+        >>> state["square_avg"]
+        array([0.025, 0.4  ])
+    """
+    ### BEGIN SOLUTION
+    v = state["square_avg"] = alpha * state.get("square_avg", 0.0) + (1 - alpha) * grad * grad
+    return param - lr * grad / (np.sqrt(v) + eps)
+    ### END SOLUTION
+
+# %%
+#| check: rmsprop_step
+
+# %% [markdown]
 # ## Where this is in PyTorch
 #
 # | here | PyTorch |

@@ -26,7 +26,9 @@ def reference_ns():
 
 
 def test_checkpoint_has_the_five_exercises():
-    assert CHECKPOINT.exercises == ["Linear", "log_softmax", "nll_loss", "sgd_step", "adam_step"]
+    assert CHECKPOINT.exercises == ["Linear", "log_softmax", "nll_loss", "sgd_step", "adam_step",
+                                    "rmsprop_step"]
+    assert CHECKPOINT.stretch_exercises == ["rmsprop_step"]
 
 
 def test_reference_passes_every_test(reference_ns):

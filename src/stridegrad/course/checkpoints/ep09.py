@@ -374,3 +374,63 @@ def adam_uses_betas(adam_step):
     _, p = _adam(adam_step, [0.0], [1.0], state, lr=0.3, betas=(0.5, 0.5))
     call, p = _adam(adam_step, p, [-1.0], state, lr=0.3, betas=(0.5, 0.5))
     _same("second " + call, p, [-0.2], atol=1e-6)
+
+
+# ------------------------------------------------------------------ stretch: rmsprop_step
+
+def _rmsprop(fn, param, grad, state, **kw):
+    args = ", ".join(f"{k}={v}" for k, v in kw.items())
+    call = f"rmsprop_step({_show(param, 25)}, {_show(grad, 25)}, state, {args})"
+    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
+
+
+@checkpoint.test("rmsprop_step", hint="First step: the average is (1 - alpha) * g**2, so every "
+                                      "entry moves by lr / sqrt(1 - alpha) against its sign.",
+                 stretch=True)
+def rmsprop_first_step(rmsprop_step):
+    call, got = _rmsprop(rmsprop_step, [1.0, 1.0], [0.5, -2.0], {}, lr=0.1, alpha=0.9)
+    _same(call, got, [0.6837722, 1.3162278], atol=1e-6)
+
+
+@checkpoint.test("rmsprop_step", hint="Keep the average in state['square_avg']: after one step "
+                                      "it is (1 - alpha) * grad**2.", stretch=True)
+def rmsprop_stores_the_average(rmsprop_step):
+    state = {}
+    _rmsprop(rmsprop_step, [1.0, 1.0], [0.5, -2.0], state, lr=0.1, alpha=0.9)
+    if "square_avg" not in state:
+        fail("state after one rmsprop_step", "a 'square_avg' entry", sorted(state))
+    _same("state['square_avg'] after one step", state["square_avg"], [0.025, 0.4], atol=1e-9)
+
+
+@checkpoint.test("rmsprop_step", hint="Second step: the average is alpha * old + (1 - alpha) * "
+                                      "g**2 = 0.99 * 0.0025 + 0.0025, read back from state.",
+                 stretch=True)
+def rmsprop_two_steps(rmsprop_step):
+    state = {}
+    call, p = _rmsprop(rmsprop_step, [1.0], [0.5], state)
+    _same(call, p, [0.9], atol=1e-6)
+    call, p = _rmsprop(rmsprop_step, p, [0.5], state)
+    _same(call, p, [0.8291119], atol=1e-6)
+
+
+@checkpoint.test("rmsprop_step", hint="eps goes after the square root: sqrt(0.025) + 0.1, not "
+                                      "sqrt(0.025 + 0.1).", stretch=True)
+def eps_after_the_root(rmsprop_step):
+    call, got = _rmsprop(rmsprop_step, [1.0], [0.5], {}, lr=0.1, alpha=0.9, eps=0.1)
+    _same(call, got, [0.8062871], atol=1e-6)
+
+
+@checkpoint.test("rmsprop_step", hint="A zero gradient moves nothing (eps keeps 0 / 0 away).",
+                 stretch=True)
+def a_zero_gradient_moves_nothing(rmsprop_step):
+    call, got = _rmsprop(rmsprop_step, [1.0, 2.0], [0.0, 0.0], {})
+    _same(call, got, [1.0, 2.0], atol=1e-12)
+
+
+@checkpoint.test("rmsprop_step", hint="Return a new array; do not change param or grad in place.",
+                 stretch=True)
+def rmsprop_leaves_inputs_alone(rmsprop_step):
+    param, grad = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    _call("rmsprop_step(param, grad, {}, lr=0.1)", rmsprop_step, param, grad, {}, lr=0.1)
+    _same("param after rmsprop_step(param, grad, {}, lr=0.1)", param, [1.0, 2.0], atol=0)
+    _same("grad after rmsprop_step(param, grad, {}, lr=0.1)", grad, [0.5, -1.0], atol=0)

@@ -60,4 +60,14 @@ HINTS = {
         "    m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)\n"
         "    return param - lr * m_hat / (np.sqrt(v_hat) + eps)",
     ],
+    "rmsprop_step": [
+        "Adam without its first moment and without bias correction: one running average "
+        "of the squared gradient in state, and the step divided by its square root.",
+        "v = alpha * v + (1 - alpha) * grad**2, with v read from and written back to "
+        "state['square_avg'] (0 at first). Step: lr * grad / (sqrt(v) + eps), eps after "
+        "the root. Return param - step as a new array.",
+        "In full:\n\n"
+        "    v = state['square_avg'] = alpha * state.get('square_avg', 0.0) + (1 - alpha) * grad**2\n"
+        "    return param - lr * grad / (np.sqrt(v) + eps)",
+    ],
 }

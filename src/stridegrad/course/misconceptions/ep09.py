@@ -254,3 +254,47 @@ def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: rmsprop_step
+
+_RMSPROP = """
+import numpy as np
+
+
+def rmsprop_step(param, grad, state, lr=0.01, alpha=0.99, eps=1e-8):
+    v = {AVERAGE}
+    {STORE}
+    {UPDATE}
+"""
+
+
+def _rmsprop(average="alpha * state.get('square_avg', 0.0) + (1 - alpha) * grad * grad",
+             store="state['square_avg'] = v",
+             update="return param - lr * grad / (np.sqrt(v) + eps)"):
+    return (_RMSPROP.replace("{AVERAGE}", average).replace("{STORE}", store)
+            .replace("{UPDATE}", update))
+
+
+MISCONCEPTIONS["rmsprop_step"] = [
+    Misconception("average without (1 - alpha)",
+      "adds the whole squared gradient to the average (alpha * v + g**2): the average is "
+      "1 / (1 - alpha) times too large and every step too small",
+      _rmsprop(average="alpha * state.get('square_avg', 0.0) + grad * grad")),
+    Misconception("no square root",
+      "divides by the average of the squares itself, not its square root: the step no "
+      "longer has the size of lr and scales with 1 / |g|",
+      _rmsprop(update="return param - lr * grad / (v + eps)")),
+    Misconception("eps inside the root",
+      "adds eps under the square root (sqrt(v + eps)) where PyTorch adds it after: "
+      "invisible for a tiny eps, wrong for a large one",
+      _rmsprop(update="return param - lr * grad / np.sqrt(v + eps)")),
+    Misconception("forgets the average between calls",
+      "never stores the average in state: every call starts again from 0, so every step "
+      "looks like the first",
+      _rmsprop(store="pass")),
+    Misconception("updates param in place",
+      "subtracts the step from param in place (param -= ...): the value returned is right, "
+      "but the caller's array changes too",
+      _rmsprop(update="param -= lr * grad / (np.sqrt(v) + eps)\n    return param")),
+]
