@@ -14,7 +14,9 @@ and removes:
     ``inspect.getsource`` (its body between ``### BEGIN SOLUTION`` and
     ``### END SOLUTION``) into the solution, and writes a stub that keeps the
     signature and docstring and raises ``NotImplementedError(hint)`` into the
-    lesson. ``module:function`` works too.
+    lesson. Outside the markers both hold the same lines (a docstring's "Stands
+    for the loop::" section is left out of both), so nbgrader's ClearSolutions
+    turns the solution into the lesson. ``module:function`` works too.
 ``#| exercise: flatten``
     An exercise written in the cell itself (no dot in the name): the code
     between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes the stub.
@@ -245,8 +247,10 @@ def library_exercise(target: str, hint: str) -> Exercise:
     head_end = body[0].end_lineno if has_doc else first.lineno - 1
     indent = re.match(r"\s*", lines[first.lineno - 1]).group(0)
     head, rest = lines[:head_end], lines[head_end:]
-    solution = "\n".join(head + [f"{indent}{BEGIN}"] + rest + [f"{indent}{END}"])
+    # the lesson's head in both: outside the markers the solution holds only what the
+    # learner is given, so nbgrader's ClearSolutions turns it into the lesson's cell
     stub_head = _strip_answer(head) if has_doc else head
+    solution = "\n".join(stub_head + [f"{indent}{BEGIN}"] + rest + [f"{indent}{END}"])
     stub = "\n".join(stub_head + _stub_line(indent, hint or f"write the body of {name}"))
     return Exercise(name, f"{module_name}:{name}", solution, stub)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import functools
 import importlib
 import importlib.util
@@ -46,6 +47,7 @@ __all__ = [
     "STATUSES",
     "CheckFailure",
     "CheckResult",
+    "ShownResult",
     "Checkpoint",
     "CheckpointFailed",
     "Row",
@@ -96,7 +98,8 @@ class CheckFailure(AssertionError):
 
 
 class CheckpointFailed(AssertionError):
-    """Raised by :func:`check` under nbgrader (``NBGRADER_EXECUTION`` set) when a test fails."""
+    """Kept for code that catches it: :func:`check` no longer raises it under nbgrader,
+    whose grade cells now read the points from the check cell's value (partial credit)."""
 
 
 class _TestTimeout(BaseException):
@@ -531,6 +534,36 @@ class CheckResult:
         return result_html(self)
 
 
+class ShownResult(CheckResult):
+    """What :func:`check` returns in IPython and Jupyter, where it has shown the table
+    itself (``display()``: HTML in JupyterLab, the text table in a text-only frontend).
+
+    As a cell's value it is the points: ``text/plain`` is the score alone (``6``),
+    which nbgrader reads as the grade cell's partial credit (``determine_grade``
+    converts an ``execute_result``'s ``text/plain`` with ``float()``), and
+    ``text/html`` is one short line for the learner. Everything else (``rows``,
+    ``score``, ``passed``, ``print()``, ``str()``) is the :class:`CheckResult`'s."""
+
+    @property
+    def cell_points(self) -> int | float:
+        """The cell's value: the lesson's points, or for a check of an optional stretch
+        exercise alone (not an nbgrader grade cell) its stretch points."""
+        main = [r for r in self.rows if not r.stretch]
+        return self.score if main or not self.rows else self.stretch_score
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        import html
+
+        main = [r for r in self.rows if not r.stretch]
+        of = self.max_score if main or not self.rows else self.stretch_max_score
+        what = f"checkpoint {self.lesson.split('_', 1)[0]}" + (
+            f", {self.exercise}" if self.exercise else "")
+        line = f"{what}: {self.cell_points}/{of} points" + (
+            "" if main or not self.rows else " (stretch, optional)")
+        return {"text/plain": str(self.cell_points),
+                "text/html": f'<span style="color:#555">{html.escape(line)}</span>'}
+
+
 # --------------------------------------------------------------------------- running
 
 def _origin(obj: Any) -> str | None:
@@ -910,14 +943,20 @@ def check(episode: int | str, exercise: str | None = None, *,
     """Run episode ``episode``'s checkpoint on the functions you defined, and show a table.
 
     In a notebook, put ``check("01")`` (or ``check("01", "numel")`` for one
-    exercise) last in a cell: the result shows itself as a table. The functions
-    are looked up in the caller's globals unless ``namespace`` is given.
+    exercise) in a cell: in IPython or Jupyter it shows the table itself
+    (``display()``) and returns a :class:`ShownResult`, whose value as the cell's
+    last expression is the points earned (``text/plain``) with a one-line summary
+    (``text/html``); elsewhere it returns the :class:`CheckResult`, which prints
+    as the table. The functions are looked up in the caller's globals unless
+    ``namespace`` is given. It never raises for what your code does.
 
-    Under nbgrader's autograder (environment variable ``NBGRADER_EXECUTION``)
-    a failing check of the caller's own globals raises :class:`CheckpointFailed`,
-    so that nbgrader's grade cells score it; elsewhere it never raises for what
-    your code does. Inside ``stridegrad grade`` and ``stridegrad check``
-    (``STRIDEGRAD_GRADING`` set) it runs no tests: they run once, after the last cell.
+    A per-exercise check cell is an nbgrader grade cell worth the exercise's
+    points, and nbgrader's autograder reads the cell's value as its partial credit,
+    so nbgrader scores each exercise as ``stridegrad grade`` does. Under it
+    (``NBGRADER_EXECUTION`` set) what the tested functions write to stderr goes to
+    stdout (nbgrader gives a cell with stderr output no points). Inside
+    ``stridegrad grade`` and ``stridegrad check`` (``STRIDEGRAD_GRADING`` set) it
+    runs no tests: they run once, after the last cell.
     """
     if os.environ.get("STRIDEGRAD_GRADING"):  # the grader runs the tests once, after all cells
         checkpoint = load_checkpoint(episode)
@@ -929,11 +968,23 @@ def check(episode: int | str, exercise: str | None = None, *,
     own = namespace is None
     if own:
         namespace = sys._getframe(1).f_globals
-    result = run_checkpoint(load_checkpoint(episode), namespace, exercise=exercise,
-                            timeout=timeout)
-    optional = all(r.stretch for r in result.rows)  # a stretch exercise never fails a grade
-    if own and os.environ.get("NBGRADER_EXECUTION") and not result.passed and not optional:
-        print(result)
-        raise CheckpointFailed(f"{result.score}/{result.max_score} points in checkpoint "
-                               f"{result.lesson}" + (f" ({exercise})" if exercise else ""))
-    return result
+    quiet = contextlib.redirect_stderr(sys.stdout) if os.environ.get(
+        "NBGRADER_EXECUTION") else contextlib.nullcontext()
+    with quiet:
+        result = run_checkpoint(load_checkpoint(episode), namespace, exercise=exercise,
+                                timeout=timeout)
+    shell = _ipython()
+    if shell is None:
+        return result
+    from IPython.display import display
+
+    display(result)  # the table; the cell's value is then the points
+    return ShownResult(**{f.name: getattr(result, f.name)
+                          for f in dataclasses.fields(result)})
+
+
+def _ipython() -> Any:
+    """The running IPython shell (a Jupyter kernel, the terminal), or None."""
+    module = sys.modules.get("IPython")
+    get = getattr(module, "get_ipython", None)
+    return get() if get is not None else None
