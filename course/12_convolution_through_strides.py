@@ -484,6 +484,47 @@ print("matches the library's autograd:", np.allclose(mine, x_t.grad.numpy()[0]))
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `conv2d_weight_grad`
+#
+# Training a convolution needs the gradient with respect to its *weight* as
+# well: how the loss changes when one kernel entry changes. Derive it from the
+# same `weight @ im2col(x)` picture, and write it with your `im2col`. Only the
+# contract below to go on; `hint("12", "conv2d_weight_grad")` when you want it.
+# Its points are counted apart from the lesson's.
+
+# %%
+#| exercise: conv2d_weight_grad
+#| hint: conv2d was weight @ im2col(padded x): which factor does the weight's gradient need?
+import numpy as np
+
+
+def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
+    """The gradient of ``conv2d`` with respect to its weight.
+
+    Shape contract: ``x`` ``(C, H, W)``, ``grad_out`` ``(OC, OH, OW)`` (the shape
+    ``conv2d(x, weight, None, stride, padding)`` has), ``weight_shape = (OC, C,
+    kh, kw)`` -> a new ``(OC, C, kh, kw)`` array: the gradient with respect to
+    ``weight`` of ``np.sum(grad_out * conv2d(x, weight, None, stride, padding))``.
+
+    Raises:
+        ValueError: naming both shapes, if ``grad_out`` does not have the shape of
+            that convolution's output.
+    """
+    ### BEGIN SOLUTION
+    oc, c, kh, kw = weight_shape
+    xp = np.pad(x, ((0, 0), (padding, padding), (padding, padding)))
+    oh, ow = (xp.shape[1] - kh) // stride + 1, (xp.shape[2] - kw) // stride + 1
+    if grad_out.shape != (oc, oh, ow):
+        raise ValueError(f"conv2d_weight_grad: grad_out has shape {grad_out.shape}, but x of "
+                         f"shape {x.shape} and weight {tuple(weight_shape)} give {(oc, oh, ow)}")
+    cols = im2col(xp, (kh, kw), (stride, stride))
+    return (grad_out.reshape(oc, oh * ow) @ cols.T).reshape(oc, c, kh, kw)
+    ### END SOLUTION
+
+# %%
+#| check: conv2d_weight_grad
+
+# %% [markdown]
 # ## Where this is in PyTorch and NumPy
 #
 # | here | NumPy | PyTorch |

@@ -376,3 +376,58 @@ def output_channels_add(conv2d_input_grad):
 def stride_skips_a_pixel(conv2d_input_grad):
     expect_array(conv2d_input_grad, _a([[[1, 2]]]), _a([[[[1]]]]), (1, 1, 3), 2, 0,
                  returns=[[[1, 0, 2]]])
+
+
+# ------------------------------------------------------------------ stretch: conv2d_weight_grad
+
+_DIGITS = [[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]  # a (1, 3, 3) image
+
+
+@checkpoint.test("conv2d_weight_grad", hint="All-ones grad_out: each kernel entry gets the sum "
+                                            "of the pixels it met, one per window.",
+                 stretch=True)
+def weight_grad_sums_the_windows(conv2d_weight_grad):
+    expect_array(conv2d_weight_grad, _a(_DIGITS), np.ones((1, 2, 2)), (1, 1, 2, 2),
+                 returns=[[[[12, 16], [24, 28]]]])
+
+
+@checkpoint.test("conv2d_weight_grad", hint="grad_out weights each window: only the top-left "
+                                            "window counts here, so the gradient is that window.",
+                 stretch=True)
+def grad_out_weights_each_window(conv2d_weight_grad):
+    expect_array(conv2d_weight_grad, _a(_DIGITS), _a([[[1, 0], [0, 0]]]), (1, 1, 2, 2),
+                 returns=[[[[1, 2], [4, 5]]]])
+    expect_array(conv2d_weight_grad, _a(_DIGITS), _a([[[0, 0], [0, 2]]]), (1, 1, 2, 2),
+                 returns=[[[[10, 12], [16, 18]]]])
+
+
+@checkpoint.test("conv2d_weight_grad", hint="Stride 2 over a 3 x 3 image with a 2 x 2 kernel "
+                                            "leaves one window, the top-left one.", stretch=True)
+def stride_two_leaves_one_window(conv2d_weight_grad):
+    expect_array(conv2d_weight_grad, _a(_DIGITS), _a([[[3]]]), (1, 1, 2, 2), 2, 0,
+                 returns=[[[[3, 6], [12, 15]]]])
+
+
+@checkpoint.test("conv2d_weight_grad", hint="Padding adds zeros around x first: a 2 x 2 image "
+                                            "padded by 1 gives nine windows, each kernel entry "
+                                            "meets every pixel once.", stretch=True)
+def padding_counts_zeros(conv2d_weight_grad):
+    expect_array(conv2d_weight_grad, _a([[[1, 2], [3, 4]]]), np.ones((1, 3, 3)), (1, 1, 2, 2),
+                 1, 1, returns=[[[[10, 10], [10, 10]]]])
+
+
+@checkpoint.test("conv2d_weight_grad", hint="Entry [o, c] pairs output channel o's gradient with "
+                                            "input channel c's pixels.", stretch=True)
+def channels_pair_up(conv2d_weight_grad):
+    x = _a([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+    grad_out = np.stack([np.full((2, 2), o + 1.0) for o in range(3)])
+    expect_array(conv2d_weight_grad, x, grad_out, (3, 2, 1, 1),
+                 returns=[[[[10]], [[26]]], [[[20]], [[52]]], [[[30]], [[78]]]])
+
+
+@checkpoint.test("conv2d_weight_grad", hint="A grad_out that is not the convolution's output "
+                                            "shape is a ValueError naming both shapes.",
+                 stretch=True)
+def rejects_a_grad_out_of_the_wrong_shape(conv2d_weight_grad):
+    expect(conv2d_weight_grad, _a(_DIGITS), np.ones((1, 3, 3)), (1, 1, 2, 2),
+           raises=ValueError, naming=((1, 3, 3), (1, 2, 2)))

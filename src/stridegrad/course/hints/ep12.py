@@ -74,4 +74,16 @@ HINTS = {
         "    grad = col2im(grad_cols, (C, H + 2*padding, W + 2*padding), (kh, kw), (stride, stride))\n"
         "    return grad[:, padding:padding + H, padding:padding + W]",
     ],
+    "conv2d_weight_grad": [
+        "conv2d computed out = W2 @ cols with W2 the weight as (OC, C*kh*kw) and cols = "
+        "im2col(padded x). For a matrix product, which factor does dL/dW2 need?",
+        "For out = W2 @ cols, dL/dW2 = grad_out2 @ cols.T, with grad_out2 the gradient as "
+        "(OC, OH*OW). Pad x first, check grad_out's shape, reshape the answer to "
+        "weight_shape.",
+        "In full:\n\n"
+        "    xp = np.pad(x, ((0, 0), (padding, padding), (padding, padding)))\n"
+        "    OH, OW from xp, kernel and stride;  grad_out.shape != (OC, OH, OW): ValueError\n"
+        "    cols = im2col(xp, (kh, kw), (stride, stride))\n"
+        "    return (grad_out.reshape(OC, -1) @ cols.T).reshape(OC, C, kh, kw)",
+    ],
 }

@@ -264,3 +264,55 @@ MISCONCEPTIONS = {
             _input_grad(ret="grad")),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: conv2d_weight_grad
+
+_WEIGHT_GRAD = """
+import numpy as np
+from stridegrad.course.reference_conv import im2col
+
+
+def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
+    oc, c, kh, kw = weight_shape
+    xp = {PADDED}
+    oh, ow = (xp.shape[1] - kh) // stride + 1, (xp.shape[2] - kw) // stride + 1
+    {CHECK}
+    cols = im2col(xp, (kh, kw), ({STRIDE}, {STRIDE}))
+    return {RESULT}
+"""
+_SHAPE_CHECK = ('if grad_out.shape != (oc, oh, ow):\n        raise ValueError(f"grad_out '
+                '{grad_out.shape} is not {(oc, oh, ow)}")')
+
+
+def _weight_grad(padded="np.pad(x, ((0, 0), (padding, padding), (padding, padding)))",
+                 check=_SHAPE_CHECK, stride="stride",
+                 result="(grad_out.reshape(oc, -1) @ cols.T).reshape(oc, c, kh, kw)"):
+    return (_WEIGHT_GRAD.replace("{PADDED}", padded).replace("{CHECK}", check)
+            .replace("{STRIDE}", stride).replace("{RESULT}", result))
+
+
+MISCONCEPTIONS["conv2d_weight_grad"] = [
+    Misconception("forgets the padding",
+      "takes the windows of x itself, not of x padded with zeros: with padding the windows "
+      "do not line up with grad_out (wrong values or a shape error)",
+      _weight_grad(padded="x", check="pass")),
+    Misconception("swaps kernel rows and columns",
+      "reshapes the result as (OC, C, kw, kh) and transposes: entry [i, j] gets the pixels "
+      "of entry [j, i], right only for a symmetric answer",
+      _weight_grad(result="(grad_out.reshape(oc, -1) @ cols.T).reshape(oc, c, kw, kh)"
+                          ".transpose(0, 1, 3, 2)")),
+    Misconception("ignores the stride",
+      "takes every window (stride 1) whatever the stride: with stride 2 there are more "
+      "windows than grad_out has entries",
+      _weight_grad(stride="1", check="pass")),
+    Misconception("averages over the windows",
+      "divides the sum over the windows by their number: the gradient of a sum is the sum, "
+      "so every entry comes out OH * OW times too small",
+      _weight_grad(result="(grad_out.reshape(oc, -1) @ cols.T / (oh * ow))"
+                          ".reshape(oc, c, kh, kw)")),
+    Misconception("no shape check",
+      "never compares grad_out's shape with the convolution's output shape: a wrong "
+      "grad_out gives a broken reshape or a silent answer instead of a clear ValueError",
+      _weight_grad(check="pass")),
+]
