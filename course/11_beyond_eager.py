@@ -748,6 +748,67 @@ else:
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `simplify_identities`
+#
+# Traced code is full of arithmetic that does nothing: `x * 1` from a scale
+# left at its default, `x + 0` from a bias initialised to zero. A pass that
+# removes them lets the next passes (and the fuser) see shorter chains. Write
+# it in the same style as the passes above. Only the contract below to go on;
+# `hint("11", "simplify_identities")` when you want it. Its points are counted
+# apart from the lesson's.
+
+# %%
+#| exercise: simplify_identities
+#| hint: which ops give back one of their arguments unchanged, and who must read that argument instead?
+from stridegrad.course.compiler import Graph, Op
+
+
+def simplify_identities(graph):
+    """A new graph without the ops that give back one of their arguments unchanged.
+
+    Those are ``add(a, z)``, ``add(z, a)``, ``subtract(a, z)``, ``multiply(a, o)``,
+    ``multiply(o, a)`` and ``divide(a, o)``, where ``z`` is a ``const`` op of value
+    0 and ``o`` one of value 1 (``subtract(z, a)`` is ``-a`` and ``divide(o, a)`` is
+    ``1 / a``: they stay). Every reader of a dropped op, outputs included, reads
+    ``a`` instead, so chains of them go too. Everything else keeps its order; the
+    consts stay (dead-code elimination removes them). ``graph`` is not changed.
+
+    Example:
+        >>> g = parse("x = input()\\none = const(value=1.0)\\ny = multiply(x, one)\\n"
+        ...           "z = exp(y)\\nreturn z")
+        >>> print(simplify_identities(g))
+        x = input()
+        one = const(value=1.0)
+        z = exp(x)
+        return z
+    """
+    ### BEGIN SOLUTION
+    consts = {op.name: op.attrs["value"] for op in graph.ops if op.op == "const"}
+    replace, kept = {}, []
+    for op in graph.ops:
+        args = tuple(replace.get(a, a) for a in op.args)
+        same = None
+        if len(args) == 2:
+            a, b = args
+            if op.op in ("add", "subtract") and consts.get(b) == 0:
+                same = a
+            elif op.op == "add" and consts.get(a) == 0:
+                same = b
+            elif op.op in ("multiply", "divide") and consts.get(b) == 1:
+                same = a
+            elif op.op == "multiply" and consts.get(a) == 1:
+                same = b
+        if same is not None:
+            replace[op.name] = same
+        else:
+            kept.append(op if args == tuple(op.args) else Op(op.name, op.op, args, op.attrs))
+    return Graph(kept, [replace.get(name, name) for name in graph.outputs])
+    ### END SOLUTION
+
+# %%
+#| check: simplify_identities
+
+# %% [markdown]
 # ## Where this is in PyTorch
 #
 # `torch.compile(fn)` is the same idea with industrial parts:

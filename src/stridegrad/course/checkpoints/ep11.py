@@ -702,3 +702,122 @@ def fuses_a_tree_and_keeps_values(fuse_elementwise):
     inputs = {"x": rng.standard_normal((3, 2)), "y": rng.standard_normal((3, 2))}
     if not all(_close(a, b) for a, b in zip(_interpret(got, inputs), _interpret(g, inputs))):
         fail("values of the fused graph", "the same as before fusion", "different")
+
+
+# ------------------------------------------------------------------ stretch: simplify_identities
+
+@checkpoint.test("simplify_identities", hint="x * 1 is x: drop y and let its reader read x.",
+                 stretch=True)
+def drops_a_multiply_by_one(simplify_identities):
+    g = _g("""
+    x = input()
+    one = const(value=1.0)
+    y = multiply(x, one)
+    z = exp(y)
+    return z
+    """)
+    _check_graph("simplify_identities(y = x * 1)", simplify_identities(g), """
+    x = input()
+    one = const(value=1.0)
+    z = exp(x)
+    return z
+    """)
+
+
+@checkpoint.test("simplify_identities", hint="0 + x and 1 * x are identities too: add and "
+                                             "multiply work both ways round.", stretch=True)
+def identities_on_the_left(simplify_identities):
+    g = _g("""
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    a = add(zero, x)
+    b = multiply(one, a)
+    z = negative(b)
+    return z
+    """)
+    _check_graph("simplify_identities(a = 0 + x, b = 1 * a)", simplify_identities(g), """
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    z = negative(x)
+    return z
+    """)
+
+
+@checkpoint.test("simplify_identities", hint="0 - x is -x and 1 / x is a reciprocal: only "
+                                             "x - 0 and x / 1 give x back.", stretch=True)
+def subtract_and_divide_only_on_the_right(simplify_identities):
+    text = """
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    a = subtract(zero, x)
+    b = divide(one, a)
+    c = subtract(b, zero)
+    d = divide(c, one)
+    return d
+    """
+    _check_graph("simplify_identities(0 - x, 1 / a, b - 0, c / 1)", simplify_identities(_g(text)),
+                 """
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    a = subtract(zero, x)
+    b = divide(one, a)
+    return b
+    """)
+
+
+@checkpoint.test("simplify_identities", hint="x * 0 is not x, nor is x + 1: only the constants 0 "
+                                             "(for + and -) and 1 (for * and /) vanish.",
+                 stretch=True)
+def other_constants_stay(simplify_identities):
+    text = """
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    a = multiply(x, zero)
+    b = add(x, one)
+    c = add(a, b)
+    return c
+    """
+    _check_graph("simplify_identities(x * 0, x + 1)", simplify_identities(_g(text)), text)
+
+
+@checkpoint.test("simplify_identities", hint="Rename an op's args through the ops dropped so "
+                                             "far before you test it: then w = y * 1 with y = x + "
+                                             "0 goes too, and so do the outputs.", stretch=True)
+def chains_and_outputs(simplify_identities):
+    g = _g("""
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    y = add(x, zero)
+    w = multiply(y, one)
+    e = exp(w)
+    return w, e
+    """)
+    _check_graph("simplify_identities(y = x + 0, w = y * 1, return w, e)",
+                 simplify_identities(g), """
+    x = input()
+    zero = const(value=0.0)
+    one = const(value=1.0)
+    e = exp(x)
+    return x, e
+    """)
+
+
+@checkpoint.test("simplify_identities", hint="Build a new Graph; the one you were given must not "
+                                             "change.", stretch=True)
+def leaves_the_graph_alone(simplify_identities):
+    g = _g("""
+    x = input()
+    one = const(value=1.0)
+    y = multiply(x, one)
+    z = exp(y)
+    return z
+    """)
+    before = str(g)
+    simplify_identities(g)
+    _unchanged("simplify_identities(g)", g, before)

@@ -81,4 +81,21 @@ HINTS = {
         "        else: kept.append(op if len(group) == 1 else fused_op(graph, group))\n"
         "    return Graph(kept, graph.outputs)",
     ],
+    "simplify_identities": [
+        "Walk the ops in order, as in common-subexpression elimination: when an op gives "
+        "back one of its arguments, where must its readers look instead?",
+        "Collect the const values first. Keep a dict replace (dropped name -> the argument "
+        "it gives back) and rename every op's args through it BEFORE testing the op, so "
+        "chains vanish. add and multiply work both ways round; subtract and divide only "
+        "with the constant on the right. Rename the outputs too.",
+        "In full:\n\n"
+        "    consts = {op.name: op.attrs['value'] for const ops}\n"
+        "    for op in graph.ops:\n"
+        "        args = tuple(replace.get(a, a) for a in op.args)\n"
+        "        same = a for add(a, 0) / subtract(a, 0) / multiply(a, 1) / divide(a, 1),\n"
+        "               b for add(0, b) / multiply(1, b), else None\n"
+        "        if same: replace[op.name] = same\n"
+        "        else: kept.append(Op(op.name, op.op, args, op.attrs))\n"
+        "    return Graph(kept, [replace.get(n, n) for n in graph.outputs])",
+    ],
 }

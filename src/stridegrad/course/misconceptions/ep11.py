@@ -443,3 +443,63 @@ def fuse_elementwise(graph):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: simplify_identities
+
+_SIMPLIFY = _IR + """
+
+def simplify_identities(graph):
+    consts = {op.name: op.attrs["value"] for op in graph.ops if op.op == "const"}
+    replace, kept = {}, []
+    for op in graph.ops:
+        args = tuple(replace.get(a, a) for a in op.args)
+        same = None
+        if len(args) == 2:
+            a, b = {MATCH}
+            if op.op in ("add", "subtract") and consts.get(b) == 0:
+                same = a
+            elif op.op in {LEFT_ADD} and consts.get(a) == 0:
+                same = b
+            elif op.op in ("multiply", "divide") and consts.get(b) == 1:
+                same = a
+            elif op.op in {LEFT_MUL} and consts.get(a) == 1:
+                same = b
+        if same is not None:
+            replace[op.name] = same
+            {DROPPED}
+        else:
+            kept.append(Op(op.name, op.op, args, op.attrs))
+    return Graph(kept, {OUTPUTS})
+"""
+
+
+def _simplify(match="args", left_add='("add",)', left_mul='("multiply",)', dropped="pass",
+              outputs="[replace.get(name, name) for name in graph.outputs]"):
+    return (_SIMPLIFY.replace("{MATCH}", match).replace("{LEFT_ADD}", left_add)
+            .replace("{LEFT_MUL}", left_mul).replace("{DROPPED}", dropped)
+            .replace("{OUTPUTS}", outputs))
+
+
+MISCONCEPTIONS["simplify_identities"] = [
+    Misconception("identities on the right only",
+      "drops x + 0 and x * 1 but not 0 + x and 1 * x: add and multiply do not care about "
+      "the order of their arguments",
+      _simplify(left_add="()", left_mul="()")),
+    Misconception("0 - x and 1 / x taken for x",
+      "treats subtract and divide like add and multiply, both ways round: 0 - x is -x and "
+      "1 / x is a reciprocal, not x",
+      _simplify(left_add='("add", "subtract")', left_mul='("multiply", "divide")')),
+    Misconception("tests the args before renaming them",
+      "matches each op on its original arguments: in a chain (w = y * 1 after y = x + 0) "
+      "w's reader is sent to y, which was dropped, and the graph breaks",
+      _simplify(match="op.args")),
+    Misconception("outputs not renamed",
+      "renames the readers of a dropped op but not the graph's outputs: an output that was "
+      "dropped is returned by a name nothing defines any more",
+      _simplify(outputs="list(graph.outputs)")),
+    Misconception("keeps the dropped ops",
+      "sends the readers to the argument but keeps the identity op in the graph: the result "
+      "computes x * 1 for nothing (dead code left behind)",
+      _simplify(dropped="kept.append(Op(op.name, op.op, args, op.attrs))")),
+]
