@@ -955,6 +955,40 @@ print("with copies, the modelled GPU wins from n =", n_cross,
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `logsumexp`
+#
+# Cross-entropy needs `log(sum(exp(x)))` along the classes, and so does every
+# log-softmax: `log_softmax(x) = x - logsumexp(x)`. Write it for any array
+# namespace, as `softmax` above, stable for scores in the thousands. Only the
+# contract below to go on; `hint("10", "logsumexp")` when you want it. Its
+# points are counted apart from the lesson's.
+
+# %%
+#| exercise: logsumexp
+#| hint: which shift along the axis changes nothing in exact arithmetic but keeps exp finite?
+def logsumexp(xp, x, axis=-1):
+    """``log(sum(exp(x)))`` along ``axis``, with only Array API calls on ``xp``.
+
+    Shape contract: ``x``'s shape without ``axis`` (as ``scipy.special.logsumexp``
+    and ``torch.logsumexp`` without keepdims), an array of ``xp`` with ``x``'s
+    dtype. Finite for any finite input, scores of 1000 or -1000 included.
+
+    Example:
+        >>> float(logsumexp(np, np.array([0.0, math.log(3.0)])))   # log(1 + 3)
+        1.3862943611198906
+        >>> float(logsumexp(np, np.array([1000.0, 1000.0])))        # 1000 + log(2)
+        1000.6931471805599
+    """
+    ### BEGIN SOLUTION
+    m = xp.max(x, axis=axis, keepdims=True)
+    total = xp.sum(xp.exp(x - m), axis=axis, keepdims=True)
+    return xp.squeeze(xp.log(total) + m, axis=axis)
+    ### END SOLUTION
+
+# %%
+#| check: logsumexp
+
+# %% [markdown]
 # ## Where this is in PyTorch
 #
 # | here | PyTorch | the Array API world |

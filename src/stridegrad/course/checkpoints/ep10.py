@@ -519,3 +519,64 @@ def device_is_idle_afterwards(time_op):
 def repeat_must_be_positive(time_op):
     dev = FakeAsyncDevice([0.010])
     expect(time_op, dev.launch, dev.sync, repeat=0, clock=dev.clock, raises=ValueError)
+
+
+# ------------------------------------------------------------------ stretch: logsumexp
+
+LN4 = math.log(4.0)
+
+
+@checkpoint.test("logsumexp", hint="log(exp(0) + exp(ln 3)) = log(4), one number per row.",
+                 stretch=True)
+def logsumexp_of_rows(logsumexp):
+    x = np.array([[0.0, LN3], [LN2, LN2]])
+    got = _call("logsumexp(np, [[0, ln 3], [ln 2, ln 2]])", logsumexp, np, x)
+    _same_array("logsumexp(np, [[0, ln 3], [ln 2, ln 2]])", got, np, [LN4, LN4], "float64")
+
+
+@checkpoint.test("logsumexp", hint="exp(1000) overflows: shift by the max along the axis, and "
+                                   "add it back after the log.", stretch=True)
+def large_scores_stay_finite(logsumexp):
+    x = np.array([1000.0, 1000.0 + LN3])
+    with np.errstate(all="ignore"):
+        got = _call("logsumexp(np, [1000, 1000 + ln 3])", logsumexp, np, x)
+    _same_array("logsumexp(np, [1000, 1000 + ln 3])", got, np, 1000.0 + LN4, "float64")
+
+
+@checkpoint.test("logsumexp", hint="Each row needs its own max: with one max for the whole "
+                                   "array, exp(0 - 1000) underflows to 0 and log(0) is -inf.",
+                 stretch=True)
+def each_row_its_own_max(logsumexp):
+    x = np.array([[0.0, 0.0], [1000.0, 1000.0]])
+    with np.errstate(all="ignore"):
+        got = _call("logsumexp(np, [[0, 0], [1000, 1000]])", logsumexp, np, x)
+    _same_array("logsumexp(np, [[0, 0], [1000, 1000]])", got, np, [LN2, 1000.0 + LN2], "float64")
+
+
+@checkpoint.test("logsumexp", hint="axis=0 reduces the columns; the reduced axis is gone from "
+                                   "the result's shape.", stretch=True)
+def along_axis_zero_without_the_axis(logsumexp):
+    x = np.array([[0.0, LN2, 0.0], [LN3, LN2, 0.0]])
+    got = _call("logsumexp(np, [[0, ln 2, 0], [ln 3, ln 2, 0]], axis=0)", logsumexp, np, x,
+                axis=0)
+    _same_array("logsumexp(np, [[0, ln 2, 0], [ln 3, ln 2, 0]], axis=0)", got, np,
+                [LN4, LN4, LN2], "float64")
+
+
+@checkpoint.test("logsumexp", hint="Only xp functions (xp.max, xp.exp, xp.sum, xp.log, "
+                                   "xp.squeeze): NumPy's are refused by a strict namespace.",
+                 stretch=True)
+def logsumexp_on_a_strict_namespace(logsumexp):
+    xp = _strict_xp()
+    x = xp.asarray([[0.0, LN3], [LN2, LN2]])
+    call = f"logsumexp({xp.__name__}, [[0, ln 3], [ln 2, ln 2]])"
+    _same_array(call, _call(call, logsumexp, xp, x), xp, [LN4, LN4], "float64")
+
+
+@checkpoint.test("logsumexp", hint="Keep the input's dtype: float32 in, float32 out.",
+                 stretch=True)
+def logsumexp_keeps_float32(logsumexp):
+    xp = _strict_xp()
+    x = xp.asarray([0.0, LN3], dtype=xp.float32)
+    call = f"logsumexp({xp.__name__}, float32 [0, ln 3])"
+    _same_array(call, _call(call, logsumexp, xp, x), xp, LN4, "float32")

@@ -72,4 +72,15 @@ HINTS = {
         "        best = min(best, clock() - start)\n"
         "    return best",
     ],
+    "logsumexp": [
+        "log(sum(exp(x))) = m + log(sum(exp(x - m))) for any m. Which m keeps every exp "
+        "at most 1, and one of them exactly 1?",
+        "m = xp.max(x, axis=axis, keepdims=True), one per slice. Sum exp(x - m) along the "
+        "axis with keepdims so it lines up with m, take the log, add m back, and drop the "
+        "reduced axis (xp.squeeze).",
+        "In full:\n\n"
+        "    m = xp.max(x, axis=axis, keepdims=True)\n"
+        "    total = xp.sum(xp.exp(x - m), axis=axis, keepdims=True)\n"
+        "    return xp.squeeze(xp.log(total) + m, axis=axis)",
+    ],
 }

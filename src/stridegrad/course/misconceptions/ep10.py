@@ -367,3 +367,50 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: logsumexp
+
+_LOGSUMEXP = """
+import numpy as np
+
+
+def logsumexp(xp, x, axis=-1):
+    m = {MAX}
+    total = {SUM}
+    return {RESULT}
+"""
+
+
+def _logsumexp(max_="xp.max(x, axis=axis, keepdims=True)",
+               sum_="xp.sum(xp.exp(x - m), axis=axis, keepdims=True)",
+               result="xp.squeeze(xp.log(total) + m, axis=axis)"):
+    return (_LOGSUMEXP.replace("{MAX}", max_).replace("{SUM}", sum_)
+            .replace("{RESULT}", result))
+
+
+MISCONCEPTIONS["logsumexp"] = [
+    Misconception("no shift: overflows",
+      "takes exp of the scores as they are: exp(1000) overflows to inf, so large scores "
+      "give inf instead of about 1000",
+      _logsumexp(sum_="xp.sum(xp.exp(x), axis=axis, keepdims=True)",
+                 result="xp.squeeze(xp.log(total), axis=axis)")),
+    Misconception("forgets to add the max back",
+      "shifts by the max but never adds it back after the log: every answer is off by "
+      "its row's maximum",
+      _logsumexp(result="xp.squeeze(xp.log(total), axis=axis)")),
+    Misconception("one max for the whole array",
+      "subtracts the maximum of the whole array instead of each row's: a row far below "
+      "the largest underflows to exp(...) = 0 and log(0) = -inf",
+      _logsumexp(max_="xp.max(x)")),
+    Misconception("keeps the reduced axis",
+      "returns the keepdims shape (the reduced axis kept as size 1): the values are right "
+      "but the result has one axis too many",
+      _logsumexp(result="xp.log(total) + m")),
+    Misconception("NumPy on any namespace",
+      "calls np.max, np.exp and np.log instead of xp's: right for NumPy arrays, refused by "
+      "(or silently converting) other namespaces",
+      _logsumexp(max_="np.max(x, axis=axis, keepdims=True)",
+                 sum_="np.sum(np.exp(x - m), axis=axis, keepdims=True)",
+                 result="np.squeeze(np.log(total) + m, axis=axis)")),
+]
