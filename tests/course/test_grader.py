@@ -237,7 +237,11 @@ def test_feedback_pages(graded):
     erin = (graded["out"] / "feedback" / "erin_syntax_error" / f"{STEM}.html").read_text()
     assert "SyntaxError" in erin
     carol = (graded["out"] / "feedback" / "carol_stuck_cell" / f"{STEM}.html").read_text()
-    assert re.search(r"<b>cell \[\d+\] while True:</b>: <code>did not finish within 3 s", carol)
+    # named as JupyterLab numbers it after Run All: the non-empty code cells up to it
+    run = sum(c["cell_type"] == "code" and bool("".join(c["source"]).strip())
+              for c in _with_cell(_solution(), "while True:\n    pass")["cells"][:3])
+    assert (f"<b>In [{run}]</b> <code>while True:</code>: <code>did not finish within 3 s"
+            in carol), carol
     # a whole-notebook problem is said once, at the top, with what to do
     frank = (graded["out"] / "feedback" / "frank_invalid_json" / f"{STEM}.html").read_text()
     assert frank.count("not valid JSON") == 1 and "re-save it in JupyterLab" in frank
@@ -327,6 +331,6 @@ def test_check_command(capsys):
     out = capsys.readouterr().out
     assert "0/27 points" in out and "numel (6 tests)" in out
     # cells named as JupyterLab numbers them after Run All, with their first line
-    assert re.search(r"^cell \[5\] numel\(\(2, 3, 4\)\).*\n    raised NotImplementedError", out,
-                     re.MULTILINE), out
+    assert re.search(r"^In \[5\]: numel\(\(2, 3, 4\)\).*\n    raised NotImplementedError.*"
+                     r"\(line 1\)\n----> 1 numel\(\(2, 3, 4\)\)", out, re.MULTILINE), out
     assert cli(["check", "nowhere.ipynb"]) == 2

@@ -52,6 +52,7 @@ def find_notebook(which: str) -> Path:
 
 def run(args) -> int:
     from stridegrad.course.checks import CheckResult, load_checkpoint
+    from stridegrad.course.feedback import cell_quote, redefinition_note
     from stridegrad.course.grader import GradeError, cell_name, load_tests, run_notebook
 
     path = find_notebook(args.notebook)
@@ -61,17 +62,22 @@ def run(args) -> int:
     except (LookupError, ValueError) as exc:
         raise CommandError(f"{exc} (pass --lesson NN)") from exc
     try:
-        load_tests(checkpoint.episode, args.extra_tests)
+        load_tests(checkpoint.episode, args.extra_tests, points=args.points)
     except GradeError as exc:
         raise CommandError(str(exc)) from None
     print(f"checking {path}", flush=True)
     out = run_notebook(path, checkpoint.episode, timeout=args.timeout, memory=args.memory,
                        extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
-                       test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests)
+                       test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests,
+                       points=args.points)
     if out["status"] != "graded":
         raise CommandError(f"{path}: {out['message']}", code=1)
     for e in out.get("cell_errors", []):
-        print(f"{cell_name(e)}\n    raised {e['error']}")
+        print(f"{cell_name(e)}\n    raised {e['error']}"
+              + (f" (line {e['line']})" if e.get("line") else ""))
+        print(cell_quote(e))
     result = CheckResult.from_dict(out["result"])
     print(result)
+    for r in out.get("redefined", []):
+        print(f"note: {r['exercise']}: {redefinition_note(r)}")
     return 0 if result.passed else 1

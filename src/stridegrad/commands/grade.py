@@ -35,6 +35,14 @@ def add_limit_flags(p) -> None:
     p.add_argument("--show-extra-tests", action="store_true",
                    help="show the extra tests' calls, expected values and hints in the "
                         "feedback, like the lesson's own tests (default: hidden)")
+    p.add_argument("--points", type=Path, metavar="FILE",
+                   help="your points, overriding the checkpoint's, in a TOML file: "
+                        "[tests] NAME = POINTS or \"skip\" (not run, not counted); "
+                        "[exercises] NAME = TOTAL (split evenly over its tests), 0 or "
+                        "\"skip\"; one key a line under its table, e.g. numel_of_a_scalar = 2 "
+                        "under [tests]. Names are those of the checkpoint and --extra-tests; a "
+                        "name it lacks is an error listing the valid ones. The points are part "
+                        "of the tests hash")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -61,7 +69,8 @@ def configure(p):
                    help="the lesson (01 or 01_flat_storage); the assignment is its file stem")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="the gradebook folder (outside SUBMITTED): gradebook.csv, "
-                        "<assignment>/grades.csv and totals.csv, feedback/<student>/"
+                        "<assignment>/grades.csv, exercises.csv and totals.csv, "
+                        "feedback/<student>/"
                         "<assignment>.html; a run updates only the students and lesson it "
                         "grades")
     p.add_argument("--student", action="append", metavar="NAME",
@@ -72,6 +81,11 @@ def configure(p):
                         "DIR/roster.txt for later runs)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="notebooks graded at the same time (default 1)")
+    p.add_argument("--keep", type=Path, metavar="DIR",
+                   help="keep, per student, DIR/<student>/<assignment>.executed.ipynb (the "
+                        "notebook with the outputs the grader saw, full tracebacks, opens in "
+                        "JupyterLab) and <assignment>.worker.log (each cell's time or error, "
+                        "limits, each test, the notebook's stderr); outside SUBMITTED")
     p.add_argument("--shard", type=_shard, metavar="I/N",
                    help="grade only shard I of N (counted from 1): the students whose folder "
                         "name falls in it (SHA-256 of the name mod N, + 1: the same on every "
@@ -88,19 +102,21 @@ def run(args) -> int:
 
     from stridegrad.commands import CommandError
     from stridegrad.course.grader import GradeError, grade
+    from stridegrad.course.progress import ProgressLine
 
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
+    # on a terminal one line updated in place; in a log a line per tenth or 10 s
+    progress = ProgressLine(sys.stderr)
     try:
         grade(args.submitted, args.lesson, args.out, timeout=args.timeout, memory=args.memory,
               jobs=args.jobs, extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
               test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests,
               students=args.student, roster=args.roster, sandbox=args.sandbox,
-              progress=progress, shard=args.shard)
+              progress=progress, shard=args.shard, keep=args.keep, points=args.points)
     except GradeError as exc:
+        progress.close()
         raise CommandError(str(exc)) from None
     except KeyboardInterrupt:
+        progress.close()
         print("stridegrad grade: interrupted (the results finished before are written)",
               file=sys.stderr)
         return 130

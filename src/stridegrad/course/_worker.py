@@ -12,14 +12,23 @@ folder first (matplotlib's font cache, so that a sandbox need not rebuild it). T
 into its working folder, limits its own address space, file size, open files
 and (in the sandbox) processes, and closes stdin.
 
-Code cells run in order in an in-process IPython shell (magics, ``display`` and
-``__main__`` semantics as in a kernel, without a kernel's start-up cost and
-ZeroMQ sockets); a cell that raises, or runs past the per-cell limit, is
-skipped like an error in JupyterLab's Run All, and the next cell runs. Then the
-checkpoint runs on the notebook's globals and the result, with the token, is
+Code cells run in order (:mod:`stridegrad.course._cells`: an in-process IPython
+shell, numbered ``In [n]`` as JupyterLab numbers them after Restart Kernel and Run
+All); a cell that raises, or runs past the per-cell limit, is skipped and the next
+cell runs. Then the checkpoint (with the instructor's points, if the message
+carries them) runs on the notebook's globals and the result, with the token, is
 written as the last line of the worker's *original* stdout: the notebook's own
-prints go to /dev/null. No result line means the process died (crash, out of
-memory, killed).
+prints never reach it. No result line means the process died (crash, out of
+memory, killed). With ``keep`` in the message, each cell's outputs (bounded) are
+written there too, a JSON line per cell as it finishes, so that a notebook that
+dies still leaves the outputs of the cells before.
+
+The worker logs to its stderr, a line per event starting with :data:`LOG_PREFIX`:
+the limits, each cell's start (:data:`CELL_STARTED`) and its end with its time or
+error, each test's verdict, and each exercise whose ``check()`` ran on another
+definition than the one graded (the result's ``redefined``: a later cell replaced
+it; the earlier definition's tests are re-run in the time the notebook left
+unused, to say what it scored).
 """
 
 from __future__ import annotations
@@ -33,8 +42,8 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["GRADING_ENV", "NotebookError", "add_extra_tests", "main", "parse_code_cells",
-           "read_code_cells"]
+__all__ = ["CELL_STARTED", "GRADING_ENV", "LOG_PREFIX", "NotebookError", "add_extra_tests",
+           "first_line", "main", "parse_code_cells", "read_code_cells"]
 
 #: Set in the worker while the notebook's cells run: ``check()`` then runs no tests
 #: (the grader runs them once, after the last cell).
@@ -49,12 +58,34 @@ class NotebookError(Exception):
 _ERROR_CHARS = 2000
 
 
-def _cell_error(number: int, run: int, source: str, error: str) -> dict:
+def _cell_error(number: int, run: int, source: str, error: str, line: int | None = None) -> dict:
     """A cell's error as the feedback shows it: ``run`` is the execution count JupyterLab
-    shows after Run All on a fresh kernel (``[run]``), with the cell's first line."""
-    first = next((ln.strip() for ln in source.splitlines() if ln.strip()), "")
-    return {"cell": number, "run": run, "first_line": first[:100],
-            "source": source[:_ERROR_CHARS], "error": error}
+    shows after Run All on a fresh kernel (``In [run]``), with the cell's first line, and
+    ``line`` the line of the cell the error came from (None if unknown)."""
+    return {"cell": number, "run": run, "first_line": first_line(source),
+            "source": source[:_ERROR_CHARS], "error": error, "line": line}
+
+
+def first_line(source: str) -> str:
+    """A cell's first non-blank line, as a name for it (at most 100 characters)."""
+    return next((ln.strip() for ln in source.splitlines() if ln.strip()), "")[:100]
+
+
+#: The worker's own lines on its stderr start with this (the notebook's stderr goes
+#: there too); ``stridegrad grade --keep`` keeps them as the student's worker log.
+LOG_PREFIX = "[worker] "
+#: The line logged when a cell starts: the grader names the cell a dead notebook was
+#: running from the last of them.
+CELL_STARTED = "In [{run}] started: {first_line}"
+
+
+def _log(text: str) -> None:
+    stderr = sys.__stderr__
+    try:
+        stderr.write(f"{LOG_PREFIX}{text}\n")
+        stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 class _CellTimeout(BaseException):
@@ -109,41 +140,6 @@ def _limit(memory: int | None, processes: int | None, file_size: int | None,
             resource.setrlimit(getattr(resource, rlimit), (value * scale, value * scale))
             notes.append(f"{value} {what}")
     return "limited to " + ", ".join(notes) if notes else "no limits"
-
-
-class _Runner:
-    """Runs cells one after the other; IPython when installed, else plain exec."""
-
-    def __init__(self):
-        try:
-            from IPython.core.interactiveshell import InteractiveShell
-            from traitlets.config import Config
-        except ImportError:
-            self.shell = None
-            self.namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-            return
-        config = Config()
-        config.HistoryManager.enabled = False
-        config.InteractiveShell.colors = "nocolor"
-        self.shell = InteractiveShell.instance(config=config)
-        self.namespace = self.shell.user_ns
-
-    def run(self, source: str, number: int) -> str | None:
-        """Run one cell; the error's one-line description, or None."""
-        if self.shell is not None:
-            result = self.shell.run_cell(source, store_history=False, silent=False)
-            err = result.error_before_exec or result.error_in_exec
-            if err is None:
-                return None
-            return f"{type(err).__name__}: {str(err)[:_ERROR_CHARS]}"
-        try:
-            code = compile(source, f"<cell {number}>", "exec")
-            exec(code, self.namespace)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:
-            return f"{type(exc).__name__}: {str(exc)[:_ERROR_CHARS]}"
-        return None
 
 
 def _alarm(seconds: float | None):
@@ -323,13 +319,17 @@ def main(argv: list[str] | None = None) -> int:
     def write(payload: dict) -> int:
         payload["seconds"] = round(time.monotonic() - started, 3)
         payload["token"] = token
-        os.write(result_fd, b"\n" + json.dumps(payload).encode() + b"\n")
+        _emit(result_fd, payload)
         sys.stderr.flush()
         os._exit(0)  # no atexit handler of the notebook's may write after the result
 
     from stridegrad.course.checks import load_checkpoint, run_checkpoint
 
     checkpoint = _load_hidden(message.get("extra_tests"), load_checkpoint(args.episode))
+    if message.get("points"):  # the instructor's points file, resolved by the grader
+        from stridegrad.course.points import apply_points
+
+        checkpoint = apply_points(checkpoint, message["points"])
     name = Path(str(message.get("name") or "notebook.ipynb")).name
     raw = base64.b64decode(message.get("notebook", ""))
     limits = _limit(args.memory, args.processes, args.file_size, args.open_files)
@@ -342,16 +342,29 @@ def main(argv: list[str] | None = None) -> int:
         Path(name).write_bytes(raw)  # the notebook's own copy, in its working folder
         cells = parse_code_cells(raw, name)
     except (NotebookError, OSError) as exc:
+        _log(f"not graded: {exc}")
         return write({"status": "invalid-notebook", "message": str(exc), "limits": limits})
 
     os.environ[GRADING_ENV] = "1"  # check() in a cell runs no tests: they run once, below
-    runner = _Runner()
+    from stridegrad.course import checks
+    from stridegrad.course._cells import CellRunner, Outputs
+
+    keep = bool(message.get("keep"))
+    outputs = Outputs()
+    runner = CellRunner(outputs)
+    real_stdout, real_stderr = sys.stdout, sys.stderr
     snapshot = _snapshot()
     # the tests that run are those loaded now, whatever the notebook does to the
     # checkpoint object it can reach; a change to them or their code is tampering
     reachable = load_checkpoint(args.episode)
     frozen, codes, loaded = _freeze_tests(checkpoint)
     reachable_tests = list(reachable.tests)
+    _log(f"{name}: {len(cells)} code cells; {limits}; limits: "
+         + ", ".join(f"{what} {value:g} s" for what, value in (
+             ("cell", args.cell_timeout), ("all cells", args.cells_timeout),
+             ("test", args.test_timeout)) if value))
+    definitions = _Definitions(frozen.exercises, runner.namespace, checks.GRADING_CALLS,
+                               checkpoint.lesson)
     errors = []
     cells_start = time.monotonic()
     run = 0
@@ -362,29 +375,50 @@ def main(argv: list[str] | None = None) -> int:
         left = (args.cells_timeout - (time.monotonic() - cells_start)
                 if args.cells_timeout else None)
         if left is not None and left <= 0:
-            errors.append(_cell_error(number, run, source, "not run: the cells before it "
-                                      f"used up the notebook's {args.cells_timeout:g} s"))
+            why = f"not run: the cells before it used up the notebook's {args.cells_timeout:g} s"
+            errors.append(_cell_error(number, run, source, why))
+            _log(f"In [{run}] {why}")
             continue
         limit = min(x for x in (args.cell_timeout, left) if x) if (args.cell_timeout or left) \
             else None
+        _log(CELL_STARTED.format(run=run, first_line=first_line(source)))
+        cell_start = time.monotonic()
         _alarm(limit)
         try:
-            problem = runner.run(source, number)
+            problem = runner.run(source, run)
         except _CellTimeout:
-            problem = "_CellTimeout"
+            problem = {"error": "_CellTimeout", "line": None}
         finally:
             _disarm()
+        seconds = time.monotonic() - cell_start
+        runner.restore(real_stdout, real_stderr)
+        cell_outputs = outputs.end()
         if problem is not None:
-            if problem.startswith("_CellTimeout"):
-                problem = (f"did not finish within {args.cell_timeout:g} s and was stopped"
-                           if limit == args.cell_timeout else
-                           f"was stopped: the cells used up the notebook's "
-                           f"{args.cells_timeout:g} s")
-            errors.append(_cell_error(number, run, source, problem))
+            error = problem["error"]
+            if error.startswith("_CellTimeout"):
+                error = (f"did not finish within {args.cell_timeout:g} s and was stopped"
+                         if limit == args.cell_timeout else
+                         f"was stopped: the cells used up the notebook's "
+                         f"{args.cells_timeout:g} s")
+                _as_timeout(cell_outputs, error)
+            errors.append(_cell_error(number, run, source, error, problem["line"]))
+            _log(f"In [{run}] failed after {seconds:.3f} s"
+                 + (f" (line {problem['line']})" if problem["line"] else "")
+                 + f": {error.splitlines()[0] if error else ''}"[:300])
+        else:
+            _log(f"In [{run}] ok in {seconds:.3f} s")
+        definitions.after_cell(run)
+        if keep:
+            _emit(result_fd, {"token": token, "cell": number, "run": run,
+                              "seconds": round(seconds, 3), "outputs": cell_outputs})
+    cells_seconds = time.monotonic() - cells_start
 
     changed = list(dict.fromkeys(
         _tampered(snapshot) + _tests_changed(checkpoint, frozen, codes, loaded)
         + _tests_changed(reachable, frozen, codes, reachable_tests)))
+    _log(f"tests: {len(frozen.tests)} tests of {len(frozen.exercises)} exercises"
+         + (" not run: the notebook changed the grader" if changed else ""))
+    tests_start = time.monotonic()
     result = None if changed else run_checkpoint(frozen, runner.namespace,
                                                  require_local=True, timeout=args.test_timeout)
     changed = changed or _tampered(snapshot)
@@ -392,8 +426,105 @@ def main(argv: list[str] | None = None) -> int:
         return write({"status": "tampered", "limits": limits,
                       "message": "the notebook replaced parts of the grader or of Python "
                                  f"itself ({', '.join(changed[:5])}); no points"})
+    tests_seconds = time.monotonic() - tests_start
+    for row in result.rows:
+        _log(f"test {row.test} ({row.exercise}): {row.status} {row.points}/{row.max_points}"
+             + (f": {row.message}"[:200] if row.message and not row.hidden else ""))
+    _log(f"tests done in {tests_seconds:.3f} s: {result.score}/{result.max_score} points")
+    # time the notebook left unused of its allowance, for re-running earlier definitions
+    budget = ((args.cells_timeout or 0) - cells_seconds
+              + len(frozen.tests) * args.test_timeout - tests_seconds - 2.0)
+    redefined = definitions.compare(frozen, result, args.test_timeout, budget)
+    for r in redefined:
+        _log(f"{r['exercise']}: graded the definition from In [{r['graded_in']}]; check() in "
+             f"In [{r['check_in']}] ran on the one from In [{r['earlier_in']}] "
+             f"(earlier: {r['earlier_points']}, graded: {r['points']} of {r['max_points']})")
     return write({"status": "graded", "code_cells": len(cells), "cell_errors": errors,
-                  "limits": limits, "result": result.to_dict()})
+                  "limits": limits, "result": result.to_dict(), "redefined": redefined})
+
+
+def _emit(fd: int, payload: dict) -> None:
+    """Write one JSON line to the parent (a cell's outputs, or the result), whole."""
+    data = b"\n" + json.dumps(payload).encode() + b"\n"
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _as_timeout(cell_outputs: list[dict], error: str) -> None:
+    """The error output of a stopped cell says so (its traceback shows where it was)."""
+    for out in cell_outputs:
+        if out["output_type"] == "error" and out["ename"] == "_CellTimeout":
+            out["ename"], out["evalue"] = "TimeoutError", f"the cell {error}"
+            if out["traceback"]:
+                out["traceback"][-1] = f"TimeoutError: the cell {error}"
+            return
+    cell_outputs.append({"output_type": "error", "ename": "TimeoutError",
+                         "evalue": f"the cell {error}", "traceback": []})
+
+
+class _Definitions:
+    """Which cell defined each exercise, and what each ``check()`` call would have
+    tested: a scratch cell that redefines a function after its check() passed is
+    graded on the redefinition (the final definitions count), and the feedback says so."""
+
+    def __init__(self, exercises: list[str], namespace: dict, calls: list, lesson: str):
+        self.exercises, self.namespace, self.calls, self.lesson = \
+            exercises, namespace, calls, lesson
+        self.current = {ex: namespace.get(ex) for ex in exercises}
+        self.bound: dict[str, list[tuple[int, object]]] = {ex: [] for ex in exercises}
+        self.checked: list[tuple[int, dict]] = []
+        self.seen_calls = len(calls)
+
+    def after_cell(self, run: int) -> None:
+        for ex in self.exercises:
+            value = self.namespace.get(ex)
+            if value is not self.current[ex]:
+                self.current[ex] = value
+                self.bound[ex].append((run, value))
+        new = self.calls[self.seen_calls:]
+        self.seen_calls = len(self.calls)
+        self.checked += [(run, seen) for lesson, seen in new if lesson == self.lesson]
+
+    def _cell_of(self, ex: str, value, before: int | None = None) -> int | None:
+        runs = [r for r, v in self.bound[ex] if v is value and (before is None or r <= before)]
+        return runs[-1] if runs else None
+
+    def compare(self, checkpoint, result, test_timeout: float, budget: float) -> list[dict]:
+        """For each exercise whose last check() ran on another definition than the one
+        graded, and that definition passed all its tests or scored more: the cells, and
+        both scores (the earlier one's re-run while ``budget`` seconds last; else None)."""
+        from stridegrad.course.checks import run_checkpoint
+
+        found = []
+        deadline = time.monotonic() + budget
+        for ex in self.exercises:
+            final = self.namespace.get(ex)
+            last = next(((run, seen) for run, seen in reversed(self.checked) if ex in seen),
+                        None)
+            if last is None or final is None:
+                continue
+            check_in, seen = last
+            earlier = seen[ex]
+            if earlier is None or earlier is final or not callable(earlier):
+                continue
+            rows = [r for r in result.rows if r.exercise == ex]
+            entry = {"exercise": ex, "graded_in": self._cell_of(ex, final),
+                     "check_in": check_in, "earlier_in": self._cell_of(ex, earlier, check_in),
+                     "points": sum(r.points for r in rows),
+                     "max_points": sum(r.max_points for r in rows),
+                     "earlier_points": None, "earlier_passed": None}
+            n = sum(t.exercise == ex for t in checkpoint.tests)
+            left = deadline - time.monotonic()
+            if n and left > 0.5:
+                again = run_checkpoint(checkpoint, {**self.namespace, ex: earlier}, exercise=ex,
+                                       require_local=True, diagnose=False,
+                                       timeout=min(test_timeout, left / n)).rows
+                entry["earlier_points"] = sum(r.points for r in again)
+                entry["earlier_passed"] = all(r.passed for r in again)
+            if entry["earlier_points"] is None or entry["earlier_passed"] or \
+                    entry["earlier_points"] > entry["points"]:
+                found.append(entry)
+        return found
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """The grader's files in ``OUT``, and how a run updates them without losing others.
 
 ``OUT/<lesson>/grades.csv`` (:data:`GRADES_COLUMNS`) holds a row per student per
-test and ``OUT/<lesson>/totals.csv`` (:data:`TOTALS_COLUMNS`) a row per student;
-both say, for each result, the run that made it, when, and a hash of the tests
-that made it (the checkpoint and the extra tests). A run replaces the rows of the
-students it graded in its own lesson and keeps every other row, so regrading one
-student, or grading another lesson into the same ``OUT``, loses nothing.
+test, ``OUT/<lesson>/exercises.csv`` (:data:`EXERCISES_COLUMNS`) a row per student
+per exercise and ``OUT/<lesson>/totals.csv`` (:data:`TOTALS_COLUMNS`) a row per
+student; each says, for each result, the run that made it, when, and a hash of the
+tests that made it (the checkpoint, the extra tests and the points). A run replaces
+the rows of the students it graded in its own lesson and keeps every other row, so
+regrading one student, or grading another lesson into the same ``OUT``, loses
+nothing.
 
 ``OUT/gradebook.csv`` (:data:`gradebook_columns`) is rebuilt from every lesson's
 ``totals.csv`` after each run: a row per student, a column of points per lesson,
@@ -19,19 +21,24 @@ from __future__ import annotations
 import csv
 import hashlib
 import importlib.util
+import json
 import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["GRADEBOOK", "GRADES_COLUMNS", "ROSTER", "TOTALS_COLUMNS", "RecordError",
-           "build_gradebook", "check_records", "merge_rows", "read_rows", "read_roster", "tests_hash",
-           "write_rows"]
+__all__ = ["EXERCISES_COLUMNS", "GRADEBOOK", "GRADES_COLUMNS", "ROSTER", "TOTALS_COLUMNS",
+           "RecordError", "build_gradebook", "check_records", "merge_rows", "read_rows",
+           "read_roster", "tests_hash", "write_rows"]
 
 RUN_COLUMNS = ("sandbox", "run_id", "graded_at", "tests_hash")
 GRADES_COLUMNS = ("student", "assignment", "test", "points", "max_points", "status",
                   "message", *RUN_COLUMNS)
 TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "status", *RUN_COLUMNS)
+#: ``OUT/<lesson>/exercises.csv``: a row per student per exercise (its subtotal, how many
+#: of its tests passed, and a note when a later cell replaced what its check() ran on).
+EXERCISES_COLUMNS = ("student", "assignment", "exercise", "points", "max_points", "passed",
+                     "tests", "note", *RUN_COLUMNS)
 GRADEBOOK = "gradebook.csv"
 ROSTER = "roster.txt"
 
@@ -40,12 +47,18 @@ class RecordError(Exception):
     """A file in ``OUT`` or a roster that the grader cannot use as it is."""
 
 
-def tests_hash(episode: str, extra_source: bytes | None = None) -> str:
-    """16 hex digits of SHA-256 over the checkpoint module's source and the extra tests'."""
+def tests_hash(episode: str, extra_source: bytes | None = None,
+               points: dict[str, int | None] | None = None) -> str:
+    """16 hex digits of SHA-256 over the checkpoint module's source, the extra tests'
+    and the points file's overrides (test -> points or None for skipped, as
+    :func:`stridegrad.course.points.read_points` resolves them: two files that give
+    the same points hash the same, a comment changes nothing)."""
     spec = importlib.util.find_spec(f"stridegrad.course.checkpoints.ep{episode}")
     h = hashlib.sha256(Path(spec.origin).read_bytes())
     if extra_source is not None:
         h.update(b"\0extra-tests\0" + extra_source)
+    if points:
+        h.update(b"\0points\0" + json.dumps(points, sort_keys=True).encode())
     return h.hexdigest()[:16]
 
 
@@ -119,6 +132,7 @@ def check_records(out: Path) -> None:
         if folder.is_dir():
             read_rows(folder / "grades.csv", GRADES_COLUMNS)
             read_rows(folder / "totals.csv", TOTALS_COLUMNS)
+            read_rows(folder / "exercises.csv", EXERCISES_COLUMNS)
     if (out / ROSTER).is_file():
         read_roster(out / ROSTER)
 

@@ -40,9 +40,7 @@ own time limit, on the *final* definitions in the notebook's globals.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import datetime
-import html
 import json
 import os
 import re
@@ -54,7 +52,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,6 +63,7 @@ from stridegrad.course.checks import (
     load_checkpoint_file,
 )
 from stridegrad.course.gradebook import (
+    EXERCISES_COLUMNS,
     GRADES_COLUMNS,
     ROSTER,
     TOTALS_COLUMNS,
@@ -77,7 +76,17 @@ from stridegrad.course.gradebook import (
     tests_hash,
     write_rows,
 )
-from stridegrad.course.report import rows_html
+from stridegrad.course._worker import LOG_PREFIX
+from stridegrad.course.feedback import (
+    cell_name,
+    csv_message,
+    exercise_notes,
+    exercise_totals,
+    feedback_html,
+)
+from stridegrad.course.kept import executed_notebook, write_kept
+from stridegrad.course.points import apply_points, read_points
+from stridegrad.course.progress import Progress
 from stridegrad.course.shards import parse_shard, shard_of, shard_tag
 from stridegrad.course.sandbox import (
     Limits,
@@ -137,6 +146,9 @@ class StudentGrade:
     graded_at: str = ""
     #: how the notebook was found when it is not <assignment>/<assignment>.ipynb
     picked: str = ""
+    #: exercises whose last check() ran on an earlier definition than the one graded
+    #: (the worker's ``redefined``; :func:`stridegrad.course.feedback.redefinition_note`)
+    redefined: list[dict] = field(default_factory=list)
 
     @property
     def points(self) -> int:
@@ -147,7 +159,6 @@ class StudentGrade:
     @property
     def max_points(self) -> int:
         return sum(r.max_points for r in self.rows if not r.stretch)
-
 
 
 def _worker_env() -> dict:
@@ -236,9 +247,17 @@ def _last_json(data: bytes):
 
 
 def load_tests(episode: str, extra_tests: Path | None = None, *,
-               show_extra_tests: bool = False) -> Checkpoint:
+               show_extra_tests: bool = False, points: Path | None = None) -> Checkpoint:
     """The checkpoint the worker will run: the lesson's, plus the extra tests (hidden
-    unless ``show_extra_tests``); :class:`GradeError` naming what is wrong."""
+    unless ``show_extra_tests``), with the points of the ``points`` file
+    (:mod:`stridegrad.course.points`); :class:`GradeError` naming what is wrong."""
+    checkpoint, overrides = _load_tests(episode, extra_tests, show_extra_tests, points)
+    return apply_points(checkpoint, overrides) if overrides else checkpoint
+
+
+def _load_tests(episode: str, extra_tests: Path | None, show_extra_tests: bool,
+                points: Path | None) -> tuple[Checkpoint, dict]:
+    """The checkpoint with the extra tests, and the points file's overrides ({} if none)."""
     from stridegrad.course._worker import add_extra_tests
 
     try:
@@ -246,16 +265,18 @@ def load_tests(episode: str, extra_tests: Path | None = None, *,
         if extra_tests:
             checkpoint = add_extra_tests(checkpoint, load_checkpoint_file(extra_tests),
                                          show=show_extra_tests, name=str(extra_tests))
+        overrides = read_points(points, checkpoint) if points else {}
     except Exception as exc:
         raise GradeError(str(exc)) from None
-    return checkpoint
+    return checkpoint, overrides
 
 
 def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
                  memory: int | None = 2048, extra_tests: Path | None = None,
                  cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
                  show_extra_tests: bool = False, sandbox: Sandbox | None = None,
-                 limits: Limits = DEFAULT_LIMITS) -> dict:
+                 limits: Limits = DEFAULT_LIMITS, points: Path | None = None,
+                 keep: bool = False) -> dict:
     """Run ``notebook`` and its checkpoint in a worker process, in ``sandbox`` if given.
 
     ``timeout`` is for the notebook's cells together (a cell after it is not run),
@@ -263,20 +284,35 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
     for each test: a function that loops costs its own tests only. The worker is
     killed when it runs past all of them together (a cell that ignores the alarm).
     The notebook and the hidden tests reach the worker on its stdin only.
+    ``points``: the instructor's points file (:mod:`stridegrad.course.points`).
     Returns the worker's JSON (``status == "graded"`` with a ``result``), or a
-    dict with ``status`` in :data:`NOTEBOOK_STATUSES` and a ``message``.
+    dict with ``status`` in :data:`NOTEBOOK_STATUSES` and a ``message``. A notebook
+    that died says which cell it was running. With ``keep``, also ``cells`` (code
+    cell number -> ``{"run", "seconds", "outputs"}``, the outputs of each cell that
+    finished, bounded) and ``log`` (the worker's stderr, bounded), whatever happened.
     """
     if cell_timeout is None:
         cell_timeout = max(1.0, timeout * 0.5)
-    n_tests = len(load_tests(episode, extra_tests).tests)
+    checkpoint, overrides = _load_tests(episode, extra_tests, show_extra_tests, points)
+    n_tests = len(apply_points(checkpoint, overrides).tests if overrides else checkpoint.tests)
     deadline = timeout + n_tests * test_timeout + _SLACK
+    result = _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout,
+                         test_timeout, show_extra_tests, sandbox, limits, overrides, keep,
+                         deadline, n_tests)
+    return result
+
+
+def _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout, test_timeout,
+                show_extra_tests, sandbox, limits, overrides, keep, deadline, n_tests) -> dict:
     try:
         raw = Path(notebook).read_bytes()
     except OSError as exc:
-        return {"status": "invalid-notebook", "message": f"cannot read the notebook: {exc}"}
+        return {"status": "invalid-notebook", "message": f"cannot read the notebook: {exc}",
+                **({"log": f"cannot read {notebook}: {exc}\n", "cells": {}} if keep else {})}
     token = secrets.token_hex(16)
     message: dict = {"token": token, "name": Path(notebook).name,
-               "notebook": base64.b64encode(raw).decode("ascii"), "extra_tests": None}
+                     "notebook": base64.b64encode(raw).decode("ascii"), "extra_tests": None,
+                     "points": overrides or None, "keep": keep}
     if extra_tests:
         message["extra_tests"] = {"name": Path(extra_tests).name, "show": show_extra_tests,
                                   "source": Path(extra_tests).read_text(encoding="utf-8")}
@@ -307,7 +343,8 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
                     proc = subprocess.Popen(cmd, cwd=work, env=env, **pipes)
             except OSError as exc:
                 return {"status": "crashed", "seconds": 0.0,
-                        "message": f"the grader could not start the notebook's process: {exc}"}
+                        "message": f"the grader could not start the notebook's process: {exc}",
+                        **({"log": f"{exc}\n", "cells": {}} if keep else {})}
             with _LIVE_LOCK:
                 _LIVE.add(proc)
             try:
@@ -316,30 +353,111 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
                 with _LIVE_LOCK:
                     _LIVE.discard(proc)
         seconds = round(time.monotonic() - start, 3)
-        if code is None:
-            return {"status": "notebook-timeout", "seconds": seconds,
-                    "message": f"the notebook did not finish within {deadline:g} s "
-                               f"({timeout:g} s for its cells, {n_tests} tests of "
-                               f"{test_timeout:g} s, {_SLACK:g} s to start): a cell that "
-                               "ignores the time limit?"}
-        result = _last_json(out)
-        if isinstance(result, dict) and result.get("token") == token:
+        result = _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline,
+                          timeout, n_tests, test_timeout)
+        if keep:
+            result["cells"] = _cell_outputs(out, token)
+            result["log"] = _read_log(stderr_path)
+            result["raw"] = raw
+            if result["status"] != "graded":
+                result["running"] = _last_begun(stderr_path)[0]
+        return result
+
+
+def _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline, timeout,
+             n_tests, test_timeout) -> dict:
+    """The worker's result, or what its exit says (naming the cell it was running)."""
+    if code is None:
+        return {"status": "notebook-timeout", "seconds": seconds,
+                "message": f"the notebook did not finish within {deadline:g} s "
+                           f"({timeout:g} s for its cells, {n_tests} tests of "
+                           f"{test_timeout:g} s, {_SLACK:g} s to start): a cell that "
+                           "ignores the time limit?" + _running(stderr_path)}
+    result = _last_json(out)
+    if isinstance(result, dict) and result.get("token") == token:
+        if "cell" not in result:
             return result
-        if result is not None:
-            return {"status": "tampered", "seconds": seconds,
-                    "message": "the result was not written by the grader "
-                               "(the notebook wrote one of its own?); no points"}
-        tail = stderr_path.read_bytes()[-4000:].decode("utf-8", "replace")
-        last = next((line for line in reversed(tail.strip().splitlines()) if line.strip()), "")
-        if sandbox is not None and sandbox.launcher == "bwrap" and code > 128:
-            code = 128 - code  # bwrap reports a child killed by signal N as 128 + N
-        if "MemoryError" in tail or code == -getattr(signal, "SIGKILL", 9):
-            return {"status": "out-of-memory", "seconds": seconds,
-                    "message": f"the notebook ran out of memory (limit {memory} MB)"
-                               + (f": {last}" if last else "")}
-        how = f"signal {-code}" if code < 0 else f"exit code {code}"
-        return {"status": "crashed", "seconds": seconds,
-                "message": f"the notebook's process died ({how})" + (f": {last}" if last else "")}
+        result = None  # a cell's outputs (--keep), and then the worker died
+    if result is not None:
+        return {"status": "tampered", "seconds": seconds,
+                "message": "the result was not written by the grader "
+                           "(the notebook wrote one of its own?); no points"}
+    tail = stderr_path.read_bytes()[-4000:].decode("utf-8", "replace")
+    last = next((line for line in reversed(tail.strip().splitlines())
+                 if line.strip() and not line.startswith(LOG_PREFIX)), "")
+    if sandbox is not None and sandbox.launcher == "bwrap" and code > 128:
+        code = 128 - code  # bwrap reports a child killed by signal N as 128 + N
+    if "MemoryError" in tail or code == -getattr(signal, "SIGKILL", 9):
+        return {"status": "out-of-memory", "seconds": seconds,
+                "message": f"the notebook ran out of memory (limit {memory} MB)"
+                           + (f": {last}" if last else "") + _running(stderr_path)}
+    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+    return {"status": "crashed", "seconds": seconds,
+            "message": f"the notebook's process died ({how})" + (f": {last}" if last else "")
+                       + _running(stderr_path)}
+
+
+def _running(stderr_path: Path) -> str:
+    """`` (it was running In [7]: while True:)``: what the worker's log last began and did
+    not finish (a cell, or the tests), or "" when the log says nothing."""
+    return _last_begun(stderr_path)[1]
+
+
+def _last_begun(stderr_path: Path) -> tuple[int | None, str]:
+    """(the ``In [n]`` a dead worker was running or None, :func:`_running`'s text)."""
+    prefix = LOG_PREFIX.encode()
+    last = b""
+    try:
+        with open(stderr_path, "rb") as f:
+            for line in f:  # a notebook may have written much: read it all, keep little
+                if line.startswith(prefix):
+                    last = line
+    except OSError:
+        return None, ""
+    text = last[len(prefix):].decode("utf-8", "replace").strip()
+    m = re.match(r"In \[(\d+)\] started: (.*)", text)
+    if m:
+        return int(m.group(1)), f" (it was running In [{m.group(1)}]: {m.group(2)})"
+    if text.startswith(("tests:", "test ")):
+        return None, " (it was running the tests)"
+    return None, ""
+
+
+#: The most of a worker's log that ``--keep`` keeps: its head and its tail.
+_LOG_BYTES = 256 * 1024
+
+
+def _read_log(stderr_path: Path) -> str:
+    try:
+        size = stderr_path.stat().st_size
+        with open(stderr_path, "rb") as f:
+            if size <= 2 * _LOG_BYTES:
+                data = f.read()
+            else:
+                head = f.read(_LOG_BYTES)
+                f.seek(size - _LOG_BYTES)
+                data = (head + f"\n[stridegrad: {size - 2 * _LOG_BYTES} bytes of the log cut "
+                        "here]\n".encode() + f.read())
+    except OSError as exc:
+        return f"[stridegrad: cannot read the worker's log: {exc}]\n"
+    return data.decode("utf-8", "replace")
+
+
+def _cell_outputs(out: bytes, token: str) -> dict[int, dict]:
+    """The outputs of each cell that finished, from the worker's lines (``keep``)."""
+    cells = {}
+    for line in out.splitlines():
+        if not line.startswith(b"{"):
+            continue
+        try:
+            item = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(item, dict) and item.get("token") == token and \
+                isinstance(item.get("cell"), int) and isinstance(item.get("outputs"), list):
+            cells[item["cell"]] = {"run": item.get("run"), "seconds": item.get("seconds"),
+                                   "outputs": item["outputs"]}
+    return cells
 
 
 def _rows_for_failure(checkpoint: Checkpoint, status: str, message: str) -> list[Row]:
@@ -352,12 +470,57 @@ def _now() -> str:
 
 
 def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint,
-               **run) -> StudentGrade | None:
+               keep_dir: Path | None = None, run_id: str = "", **run) -> StudentGrade | None:
     if _STOPPING.is_set():
         return None
-    g = _grade_notebook(student_dir, assignment, checkpoint, **run)
+    g, out, path = _grade_notebook(student_dir, assignment, checkpoint, keep=bool(keep_dir),
+                                   **run)
     g.graded_at = _now()
+    if keep_dir is not None:
+        _keep(keep_dir / g.student, g, out, path, run_id)
     return g
+
+
+def _keep(folder: Path, g: StudentGrade, out: dict | None, path: Path | None,
+          run_id: str) -> None:
+    """Write the student's executed notebook and worker log (``--keep``)."""
+    head = [f"stridegrad grade: student {g.student}, {g.assignment}, run {run_id}, "
+            f"graded {g.graded_at}",
+            f"notebook: {path if path is not None else 'none'}",
+            f"result: {g.status}, {g.points}/{g.max_points} points in {g.seconds:.1f} s: "
+            f"{g.message}",
+            "worker log (lines of the worker start with "
+            f"{LOG_PREFIX.strip()!r}; the others are the notebook's stderr):", ""]
+    notebook = None
+    if out is not None and "raw" in out:
+        meta = {"student": g.student, "assignment": g.assignment, "status": g.status,
+                "points": g.points, "max_points": g.max_points, "graded_at": g.graded_at,
+                "run_id": run_id}
+        running = out.get("running")
+        cell = next((n for n, c in _runs(out["raw"]).items() if c == running), None) \
+            if running else None
+        notebook = executed_notebook(out["raw"], out["cells"], g.cell_errors, meta, cell)
+    try:
+        write_kept(folder, g.assignment, notebook,
+                   "\n".join(head) + (out.get("log", "") if out else "no worker ran\n"))
+    except OSError as exc:
+        g.message += f"; --keep could not write {folder}: {exc}"
+
+
+def _runs(raw: bytes) -> dict[int, int]:
+    """Code cell number -> its ``In [n]`` (empty cells are not run)."""
+    from stridegrad.course._worker import NotebookError, parse_code_cells
+
+    try:
+        cells = parse_code_cells(raw, "notebook")
+    except NotebookError:
+        return {}
+    runs, n = {}, 0
+    for number, source in enumerate(cells):
+        if source.strip():
+            n += 1
+            runs[number] = n
+    return runs
 
 
 def _notebooks(student_dir: Path) -> list[Path]:
@@ -414,85 +577,31 @@ def find_submission(student_dir: Path, assignment: str,
 
 
 def _grade_notebook(student_dir: Path, assignment: str, checkpoint: Checkpoint,
-                    **run) -> StudentGrade:
+                    **run) -> tuple[StudentGrade, dict | None, Path | None]:
+    """(the grade, the worker's result or None, the notebook graded or None)."""
     student = student_dir.name
     path, picked = find_submission(student_dir, assignment, checkpoint)
     if path is None:
         return StudentGrade(student, assignment, "no-notebook", picked,
-                            _rows_for_failure(checkpoint, "no-notebook", picked))
+                            _rows_for_failure(checkpoint, "no-notebook", picked)), None, None
     out = run_notebook(path, checkpoint.episode, **run)
     if out["status"] != "graded":
         message = out["message"] + (f"; {picked}" if picked else "")
         return StudentGrade(student, assignment, out["status"], message,
                             _rows_for_failure(checkpoint, out["status"], out["message"]),
-                            seconds=out.get("seconds", 0.0))
+                            seconds=out.get("seconds", 0.0)), out, path
     rows = [Row(**r) for r in out["result"]["rows"]]
     errors = out.get("cell_errors", [])
     message = (f"{len(errors)} of {out['code_cells']} code cells raised an error"
                if errors else f"all {out['code_cells']} code cells ran")
     return StudentGrade(student, assignment, "graded",
                         message + (f"; {picked}" if picked else ""), rows, errors,
-                        seconds=out.get("seconds", 0.0), picked=picked)
-
-
-def _csv_message(row: Row) -> str:
-    if row.status == "pass":
-        return ""
-    if row.hidden and row.status in ("fail", "error"):
-        return "hidden test failed" if row.status == "fail" else "hidden test raised an error"
-    return row.message
-
-
-def cell_name(e: dict) -> str:
-    """A cell as JupyterLab shows it after Run All: ``[5] numel((2, 3, 4)) ...``."""
-    return f"cell [{e.get('run', e['cell'] + 1)}] {e.get('first_line', '')}".rstrip()
-
-
-#: What a student can do about a notebook that could not be graded.
-_REMEDY = {
-    "invalid-notebook": "re-save it in JupyterLab (File > Save) and resubmit",
-    "no-notebook": "submit the lesson's notebook where the course says",
-    "notebook-timeout": "look for a cell that never ends, fix it, and resubmit",
-    "out-of-memory": "look for a cell that builds something huge, fix it, and resubmit",
-    "crashed": "run it with Restart Kernel and Run All, fix what stops it, and resubmit",
-    "tampered": "submit a notebook that leaves the grader alone",
-}
+                        seconds=out.get("seconds", 0.0), picked=picked,
+                        redefined=out.get("redefined", [])), out, path
 
 
 def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
-    esc = html.escape
-    errors = "".join(
-        f"<li><b>{esc(cell_name(e))}</b>: <code>{esc(e['error'])}</code>"
-        + (f"<pre style=\"background:#f6f6f6;padding:4px\">{esc(e['source'])}</pre>"
-           if e.get("source") else "") + "</li>"
-        for e in g.cell_errors)
-    if g.status == "graded":
-        notebook = f"<p>Notebook: {esc(g.message)}</p>"
-        rows = g.rows
-    else:  # one problem for the whole notebook: said once, at the top, not on every row
-        remedy = _REMEDY.get(g.status, "")
-        notebook = (f'<p style="color:#b71c1c;background:#ffebee;padding:6px 10px">'
-                    f"<b>Not graded: {esc(NOTEBOOK_STATUSES.get(g.status, g.status))}.</b> "
-                    f"{esc(g.message)}" + (f". What to do: {esc(remedy)}." if remedy else "")
-                    + "</p>")
-        rows = [dataclasses.replace(r, message="") for r in g.rows]
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>{esc(g.assignment)}: feedback for {esc(g.student)}</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:70em;margin:2em auto">
-<h1>{esc(g.assignment)}</h1>
-<p>Student: <b>{esc(g.student)}</b></p>
-<p style="font-size:1.3em">Total: <b>{g.points} / {g.max_points}</b> points</p>
-{notebook}
-{f"<p>Cells that raised an error or were stopped (skipped, as in Run All; "
-  f"numbered as JupyterLab numbers them after Restart Kernel and Run All):</p>"
-  f"<ul>{errors}</ul>" if errors else ""}
-{rows_html(rows)}
-<p style="color:#666;font-size:0.9em">Graded {esc(g.graded_at)} (run {esc(run_id)}, tests
-{esc(digest)}). The tests ran once, after all the cells, on the notebook's final
-definitions; a test marked hidden shows its name and points only.</p>
-</body></html>
-"""
+    return feedback_html(g, run_id, digest, NOTEBOOK_STATUSES)
 
 
 def _discover(submitted: Path, checkpoint: Checkpoint) -> list[Path]:
@@ -561,19 +670,29 @@ def _write_results(out: Path, assignment: str, grades: list[StudentGrade], *, mo
     folder = out / assignment
     run = {"sandbox": mode, "run_id": run_id, "tests_hash": digest}
     graded = {g.student for g in grades}
+    notes = {g.student: exercise_notes(g.redefined) for g in grades}
     tests = [{"student": g.student, "assignment": g.assignment, "test": r.test,
               "points": r.points, "max_points": r.max_points, "status": r.status,
-              "message": _csv_message(r), "graded_at": g.graded_at, **run}
+              "message": csv_message(r, notes[g.student]), "graded_at": g.graded_at, **run}
              for g in grades for r in g.rows]
+    exercises = [{"student": g.student, "assignment": g.assignment, "graded_at": g.graded_at,
+                  **{k: v for k, v in t.items() if k != "stretch"}, **run,
+                  "note": "; ".join(filter(None, (
+                      "optional stretch exercise, not in the total" if t["stretch"] else "",
+                      t["note"])))}
+                 for g in grades for t in exercise_totals(g.rows, notes[g.student])]
     totals = [{"student": g.student, "assignment": g.assignment, "points": g.points,
                "max_points": g.max_points, "status": g.status, "graded_at": g.graded_at,
                **run} for g in grades]
     try:
         old_tests = read_rows(folder / "grades.csv", GRADES_COLUMNS)
         old_totals = read_rows(folder / "totals.csv", TOTALS_COLUMNS)
+        old_exercises = read_rows(folder / "exercises.csv", EXERCISES_COLUMNS)
     except RecordError as exc:
         raise GradeError(str(exc)) from None
     write_rows(folder / "grades.csv", GRADES_COLUMNS, merge_rows(old_tests, tests, graded))
+    write_rows(folder / "exercises.csv", EXERCISES_COLUMNS,
+               merge_rows(old_exercises, exercises, graded))
     merged = merge_rows(old_totals, totals, graded)
     write_rows(folder / "totals.csv", TOTALS_COLUMNS, merged)
     return merged
@@ -585,8 +704,9 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
           show_extra_tests: bool = False, students: list[str] | None = None,
           roster: Path | None = None, sandbox: bool | str | Sandbox = True,
           limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print,
-          progress: Callable[[str], None] | None = None,
-          shard: tuple[int, int] | None = None) -> list[StudentGrade]:
+          progress: Callable[[Progress], None] | None = None,
+          shard: tuple[int, int] | None = None, keep: Path | None = None,
+          points: Path | None = None) -> list[StudentGrade]:
     """Grade the students' notebooks of one lesson; merge the results into ``out``.
 
     ``students``: grade only these (folder names); the others' results stay.
@@ -599,9 +719,14 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     works here and refuses to grade if none does; ``"bwrap"`` or ``"unshare"``
     picks one (or a :class:`~stridegrad.course.sandbox.Sandbox`, as is); False runs the
     notebooks with the caller's rights, and says so.
-    ``progress``: called with a line as each notebook finishes (count, its score,
-    the slowest so far). Ctrl-C (KeyboardInterrupt, also from ``progress``) stops
-    every worker, writes the results finished so far, and raises again.
+    ``progress``: called with a :class:`~stridegrad.course.progress.Progress` as each
+    notebook finishes, about once a second while it waits, and once at the end
+    (``final``). Ctrl-C (KeyboardInterrupt, also from ``progress``) stops every
+    worker, writes the results finished so far, and raises again.
+    ``keep``: a folder for each student's executed notebook and worker log
+    (:mod:`stridegrad.course.kept`), outside ``submitted``.
+    ``points``: the instructor's points file (:mod:`stridegrad.course.points`); its
+    overrides are part of the tests hash.
     """
     submitted, out = Path(submitted), Path(out)
     for flag, value in (("--timeout", timeout), ("--cell-timeout", cell_timeout),
@@ -625,7 +750,19 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         raise GradeError(f"--out {out} is inside the submissions folder {submitted}: the "
                          "grader's files would be graded as a student's; put --out elsewhere "
                          f"(e.g. {submitted.resolve().parent / 'graded'})")
-    checkpoint = load_tests(episode, extra_tests, show_extra_tests=show_extra_tests)
+    if keep is not None:
+        keep = Path(keep)
+        if _out_inside(keep, submitted):
+            raise GradeError(f"--keep {keep} is inside the submissions folder {submitted}: "
+                             "it would be graded as a student's; put it elsewhere (e.g. "
+                             f"{out / 'kept'})")
+        if keep.resolve() == out.resolve():
+            raise GradeError(f"--keep {keep} is the --out folder: give it a folder of its "
+                             f"own (e.g. {out / 'kept'})")
+        if keep.exists() and not keep.is_dir():
+            raise GradeError(f"--keep {keep} is a file, not a folder")
+    base, overrides = _load_tests(episode, extra_tests, show_extra_tests, points)
+    checkpoint = apply_points(base, overrides) if overrides else base
     try:
         names = read_roster(roster) if roster else None
         check_records(out)
@@ -643,17 +780,28 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         (out / "feedback").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GradeError(f"cannot write to {out}: {exc}") from None
+    if keep is not None:
+        try:
+            keep.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GradeError(f"cannot write to --keep {keep}: {exc}") from None
     digest = tests_hash(checkpoint.episode,
-                        Path(extra_tests).read_bytes() if extra_tests else None)
+                        Path(extra_tests).read_bytes() if extra_tests else None, overrides)
     run_id = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
               + "-" + secrets.token_hex(2) + (shard_tag(shard) if shard else ""))
 
     start = time.monotonic()
     run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
            "cell_timeout": cell_timeout, "test_timeout": test_timeout,
-           "show_extra_tests": show_extra_tests, "sandbox": box, "limits": limits}
+           "show_extra_tests": show_extra_tests, "sandbox": box, "limits": limits,
+           "points": points, "keep_dir": keep, "run_id": run_id}
     grades, interrupted = _grade_all(folders, assignment, checkpoint, jobs, run, progress)
     elapsed = time.monotonic() - start
+    if progress is not None:
+        try:
+            progress(_progress(grades, len(folders), elapsed, final=True))
+        except KeyboardInterrupt:  # a second Ctrl-C: still write what finished
+            interrupted = interrupted or 0
     if interrupted is not None:
         log(f"interrupted: stopped {interrupted} running notebook"
             f"{'s' if interrupted != 1 else ''}; writing the {len(grades)} of {len(folders)} "
@@ -699,36 +847,51 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     log(f"graded {len(grades)} notebook{'s' if len(grades) != 1 else ''} of {assignment} in "
         f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}, run {run_id}"
         + (f"; kept {kept} earlier result{'s' if kept != 1 else ''}" if kept else "")
-        + f"); wrote {out / assignment}/grades.csv and totals.csv, {book_path} "
-        f"({len(book)} students) and {out / 'feedback'}/")
+        + f"); wrote {out / assignment}/grades.csv, exercises.csv and totals.csv, {book_path} "
+        f"({len(book)} students) and {out / 'feedback'}/"
+        + (f"; kept executed notebooks and logs in {keep}/" if keep is not None else ""))
     if interrupted is not None:
         raise KeyboardInterrupt
     return grades
 
 
+def _progress(done: list[StudentGrade], total: int, elapsed: float, last: str = "",
+              final: bool = False) -> Progress:
+    slowest = max(done, key=lambda g: g.seconds, default=None)
+    return Progress(len(done), total, sum(g.status != "graded" for g in done), elapsed,
+                    (slowest.student, slowest.seconds) if slowest else None, last, final)
+
+
+#: How often ``progress`` hears from a batch while no notebook finishes (seconds).
+_TICK = 1.0
+
+
 def _grade_all(folders: list[Path], assignment: str, checkpoint: Checkpoint, jobs: int,
-               run: dict, progress: Callable[[str], None] | None
+               run: dict, progress: Callable[[Progress], None] | None
                ) -> tuple[list[StudentGrade], int | None]:
     """Grade ``folders`` ``jobs`` at a time; (the grades in folder order, None or on
     Ctrl-C the number of workers it stopped)."""
     _STOPPING.clear()
     done: dict[str, StudentGrade] = {}
-    slowest: StudentGrade | None = None
+    start = time.monotonic()
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures = [pool.submit(_grade_one, d, assignment, checkpoint, **run) for d in folders]
     interrupted = None
     try:
-        for future in as_completed(futures):
-            g = future.result()
-            if g is None:
-                continue
-            done[g.student] = g
-            if slowest is None or g.seconds > slowest.seconds:
-                slowest = g
-            if progress is not None:
-                progress(f"[{len(done)}/{len(folders)}] {g.student}: {g.points}/{g.max_points} "
-                         f"{g.status} ({g.seconds:.1f} s); slowest so far: {slowest.student} "
-                         f"({slowest.seconds:.1f} s)")
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, timeout=_TICK, return_when=FIRST_COMPLETED)
+            for future in finished:
+                g = future.result()
+                if g is None:
+                    continue
+                done[g.student] = g
+                if progress is not None:
+                    progress(_progress(list(done.values()), len(folders),
+                                       time.monotonic() - start,
+                                       f"{g.student} {g.points}/{g.max_points} {g.status}"))
+            if not finished and progress is not None:
+                progress(_progress(list(done.values()), len(folders), time.monotonic() - start))
     except KeyboardInterrupt:
         for future in futures:
             future.cancel()

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from stridegrad.course.checks import FUNCTION_STATUSES, STATUSES, CheckResult, Row
 
-__all__ = ["TEXT_WIDTH", "display_rows", "result_html", "result_text", "rows_html",
+__all__ = ["PILL", "TEXT_WIDTH", "display_rows", "result_html", "result_text", "rows_html",
            "summary_line"]
 
 _HIDDEN = "(hidden test)"
@@ -141,6 +141,8 @@ def result_text(result: CheckResult, width: int = TEXT_WIDTH) -> str:
 _STYLE_OK = "color:#1b5e20;background:#e8f5e9"
 _STYLE_BAD = "color:#b71c1c;background:#ffebee"
 _STYLE_CAUSE = "color:#4a148c"
+#: A status pill: never wrapped onto two lines, however narrow its column gets.
+PILL = "padding:1px 6px;border-radius:3px;white-space:nowrap"
 
 
 def rows_html(rows: Iterable[Row]) -> str:
@@ -162,11 +164,11 @@ def rows_html(rows: Iterable[Row]) -> str:
 
     for s in display_rows(rows):
         ok = s["status"] == "pass"
-        badge = (f'<span style="{_STYLE_OK if ok else _STYLE_BAD};padding:1px 6px;border-radius:3px">'
+        badge = (f'<span style="{_STYLE_OK if ok else _STYLE_BAD};{PILL}">'
                  f'{"&#10003;" if ok else "&#10007;"} {esc(s["result"])}</span>')
         head = (f"<td {cell}><code>{esc(s['test'])}</code></td>"
                 f"<td {cell}>{badge}</td>"
-                f"<td {cell}>{s['points']}/{s['max_points']}</td>")
+                f'<td {cell[:-1]};white-space:nowrap">{s["points"]}/{s["max_points"]}</td>')
         if ok:
             out.append(f'<tr>{head}<td colspan="4" {cell}></td></tr>')
             continue
