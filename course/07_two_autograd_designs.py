@@ -421,6 +421,59 @@ for name, t, m in rows:
 #| check: all
 
 # %% [markdown]
+# ## Stretch (optional) · `var_div`: a node class of your own
+#
+# Design B needs one node class per operation. Add division: a `DivBackward`
+# node and `var_div(a, b)`, in the style of `var_mul`, with the derivatives
+# worked out by you. Only the contract below to go on; `hint("07", "var_div")`
+# when you want it. Its points are counted apart from the lesson's.
+
+# %%
+#| exercise: var_div
+#| hint: what does a / b change by when a moves a little, and when b does?
+from stridegrad.course.designs import Node, Var  # as imported at the top
+
+
+class DivBackward(Node):
+    """The backward node of ``a / b``: saves the numbers ``apply`` needs (never the Vars)."""
+
+    def __init__(self, next_functions, a, b):
+        super().__init__(next_functions)
+        ### BEGIN SOLUTION
+        self.a, self.b = a, b
+        ### END SOLUTION
+
+    def apply(self, grad):
+        """One gradient per input, in operand order: ``(dL/da, dL/db)`` for ``dL/d(a/b) = grad``."""
+        ### BEGIN SOLUTION
+        return (grad / self.b, -grad * self.a / (self.b * self.b))
+        ### END SOLUTION
+
+
+def var_div(a, b):
+    """``a / b`` in design B: the output Var and, when a gradient is wanted, its node.
+
+    As ``var_mul``: no history when neither input requires grad; otherwise the
+    output's ``grad_fn`` is a ``DivBackward`` with one edge per input,
+    ``(gradient_edge(a), gradient_edge(b))``, that holds numbers, not Vars.
+
+    Example:
+        >>> a, b = Var(6.0, requires_grad=True), Var(3.0, requires_grad=True)
+        >>> out = var_div(a, b)
+        >>> out.data, out.grad_fn.apply(1.0)
+        (2.0, (0.3333333333333333, -0.6666666666666666))
+    """
+    ### BEGIN SOLUTION
+    if not (a.requires_grad or b.requires_grad):
+        return Var(a.data / b.data)
+    node = DivBackward((gradient_edge(a), gradient_edge(b)), a.data, b.data)
+    return Var(a.data / b.data, grad_fn=node)
+    ### END SOLUTION
+
+# %%
+#| check: var_div
+
+# %% [markdown]
 # ## Where this is in PyTorch
 #
 # | here | PyTorch |

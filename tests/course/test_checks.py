@@ -523,7 +523,7 @@ def test_a_function_that_writes_into_its_input_cannot_change_later_tests():
 
 # ------------------------------------------------------------------ stretch exercises
 
-STRETCH_EPISODES = ["00", "01", "02", "03", "04", "05", "06", "08", "09", "10", "11", "12"]
+STRETCH_EPISODES = ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"]
 
 
 @pytest.mark.parametrize("episode", STRETCH_EPISODES)

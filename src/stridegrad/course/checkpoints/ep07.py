@@ -418,3 +418,67 @@ def collector_is_restored_when_build_raises(count_cycle_garbage):
         return gc.isenabled()
     if not _with_gc(True, run):
         fail("gc.isenabled() after count_cycle_garbage(a build that raises)", True, False)
+
+
+# ------------------------------------------------------------------ stretch: var_div
+
+def _div(var_div, a, b, call):
+    out = var_div(a, b)
+    if not isinstance(out, Var):
+        fail(call, "a Var", out)
+    return out
+
+
+@checkpoint.test("var_div", hint="The output's data is a.data / b.data.", stretch=True)
+def var_div_data(var_div):
+    out = _div(var_div, _leaf(6.0, "a"), _leaf(-4.0, "b"), "var_div(a=6, b=-4)")
+    if not _close(out.data, -1.5):
+        fail("var_div(a=6, b=-4).data", -1.5, out.data)
+
+
+@checkpoint.test("var_div", hint="One edge per input, in operand order, as in var_mul.",
+                 stretch=True)
+def var_div_has_an_edge_per_input(var_div):
+    a, b = _leaf(6.0, "a"), _leaf(3.0, "b")
+    edges = tuple(_div(var_div, a, b, "var_div(a, b)").grad_fn.next_functions)
+    targets = tuple(getattr(n, "variable", n) for n, _ in edges)
+    if len(edges) != 2 or targets[0] is not a or targets[1] is not b:
+        fail("what var_div(a, b).grad_fn.next_functions point at",
+             "(a's AccumulateGrad, b's AccumulateGrad)", edges)
+
+
+@checkpoint.test("var_div", hint="d(a/b)/da = 1/b and d(a/b)/db = -a/b**2: at a = 6, b = 3 "
+                                 "that is (1/3, -2/3).", stretch=True)
+def var_div_derivatives(var_div):
+    out = _div(var_div, _leaf(6.0, "a"), _leaf(3.0, "b"), "var_div(a=6, b=3)")
+    got = tuple(out.grad_fn.apply(1.0))
+    if not (len(got) == 2 and _close(got[0], 1 / 3) and _close(got[1], -2 / 3)):
+        fail("var_div(a=6, b=3).grad_fn.apply(1.0)", (1 / 3, -2 / 3), got)
+
+
+@checkpoint.test("var_div", hint="Multiply both derivatives by the gradient that arrives: "
+                                 "apply(3.0) at a = 6, b = 3 gives (1, -2).", stretch=True)
+def var_div_uses_the_incoming_gradient(var_div):
+    out = _div(var_div, _leaf(6.0, "a"), _leaf(3.0, "b"), "var_div(a=6, b=3)")
+    got = tuple(out.grad_fn.apply(3.0))
+    if not (len(got) == 2 and _close(got[0], 1.0) and _close(got[1], -2.0)):
+        fail("var_div(a=6, b=3).grad_fn.apply(3.0)", (1.0, -2.0), got)
+
+
+@checkpoint.test("var_div", hint="If neither input requires grad, record nothing: a plain "
+                                 "Var(a.data / b.data).", stretch=True)
+def var_div_of_constants_has_no_history(var_div):
+    out = _div(var_div, Var(6.0), Var(3.0), "var_div(Var(6), Var(3))")
+    if out.grad_fn is not None or out.requires_grad or not _close(out.data, 2.0):
+        fail("(data, grad_fn, requires_grad) of var_div(Var(6), Var(3))", (2.0, None, False),
+             (out.data, out.grad_fn, out.requires_grad))
+
+
+@checkpoint.test("var_div", hint="The node keeps numbers (a.data, b.data), never the Vars: a "
+                                 "node holding its inputs keeps them alive.", stretch=True)
+def var_div_node_holds_no_vars(var_div):
+    a, b = _leaf(6.0, "a"), _leaf(3.0, "b")
+    node = _div(var_div, a, b, "var_div(a, b)").grad_fn
+    held = [k for k, v in vars(node).items() if isinstance(v, Var)]
+    if held:
+        fail("the Vars var_div(a, b).grad_fn holds", "none (numbers only)", held)

@@ -74,4 +74,17 @@ HINTS = {
         "    finally:\n"
         "        if was_on: gc.enable()",
     ],
+    "var_div": [
+        "Two pieces: the node (what it saves and what apply returns) and var_div (when to "
+        "make a node, and its edges, exactly as var_mul). Start from the derivatives of "
+        "a / b.",
+        "d(a/b)/da = 1/b and d(a/b)/db = -a/b**2 (the quotient rule, or a * b**-1). The "
+        "node saves a.data and b.data; apply(g) returns (g / b, -g * a / b**2).",
+        "In full:\n\n"
+        "    DivBackward.__init__: self.a, self.b = a, b\n"
+        "    DivBackward.apply(grad): return (grad / self.b, -grad * self.a / self.b**2)\n"
+        "    var_div: if not (a.requires_grad or b.requires_grad): return Var(a.data / b.data)\n"
+        "             node = DivBackward((gradient_edge(a), gradient_edge(b)), a.data, b.data)\n"
+        "             return Var(a.data / b.data, grad_fn=node)",
+    ],
 }

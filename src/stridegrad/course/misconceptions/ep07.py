@@ -310,3 +310,56 @@ def count_cycle_garbage(build):
 """),
     ],
 }
+
+
+# ------------------------------------------------------------------ stretch: var_div
+
+_DIV = """
+from stridegrad.course.designs import Node, Var, gradient_edge
+
+
+class DivBackward(Node):
+    def __init__(self, next_functions, a, b):
+        super().__init__(next_functions)
+        self.a, self.b = a, b
+
+    def apply(self, grad):
+        a, b = {READ}
+        return {GRADS}
+
+
+def var_div(a, b):
+    {NO_HISTORY}
+    node = DivBackward((gradient_edge(a), gradient_edge(b)), {SAVED})
+    return Var(a.data / b.data, grad_fn=node)
+"""
+
+
+def _var_div(read="self.a, self.b", grads="(grad / b, -grad * a / (b * b))",
+             no_history="if not (a.requires_grad or b.requires_grad):\n"
+                        "        return Var(a.data / b.data)",
+             saved="a.data, b.data"):
+    return (_DIV.replace("{READ}", read).replace("{GRADS}", grads)
+            .replace("{NO_HISTORY}", no_history).replace("{SAVED}", saved))
+
+
+MISCONCEPTIONS["var_div"] = [
+    Misconception("quotient rule without its minus",
+      "gives b the gradient +a/b**2 instead of -a/b**2: growing the divisor shrinks the "
+      "quotient, so its derivative is negative",
+      _var_div(grads="(grad / b, grad * a / (b * b))")),
+    Misconception("b's derivative not squared",
+      "gives b the gradient -a/b instead of -a/b**2: the derivative of 1/b is -1/b**2",
+      _var_div(grads="(grad / b, -grad * a / b)")),
+    Misconception("gradients in the wrong order",
+      "returns (dL/db, dL/da): apply's gradients must follow next_functions, a's first",
+      _var_div(grads="(-grad * a / (b * b), grad / b)")),
+    Misconception("node saves the Vars",
+      "saves the input Vars in the node and reads .data in apply: the answers are right, "
+      "but the graph keeps every input Var alive as long as the node lives",
+      _var_div(read="self.a.data, self.b.data", saved="a, b")),
+    Misconception("always records history",
+      "makes a node even when neither input requires grad: constants get a grad_fn and "
+      "requires_grad, so the graph grows for nothing",
+      _var_div(no_history="pass")),
+]
