@@ -112,7 +112,11 @@ def test_a_second_lesson_keeps_the_first(runs):
     assert {r["student"]: r for r in _csv(out / STEM / "totals.csv")} == runs["after_regrade"]
     book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
     assert list(next(iter(book.values()))) == ["student", STEM0, STEM, "total", "max_total",
-                                                "notes"]
+                                                "stretch", "stretch_max", "notes"]
+    # the stretch exercises are extra credit, summed over the lessons apart from the total
+    assert book["alice"]["stretch"] == book["alice"]["stretch_max"] == \
+        str(CP0.stretch_points + CP.stretch_points)
+    assert book["dave"]["stretch"] == "0"
     assert book["alice"][STEM0] == str(CP0.max_points)
     assert book["alice"]["total"] == str(CP0.max_points + FULL + 2)
     assert book["alice"]["max_total"] == str(CP0.max_points + FULL + 2)
@@ -137,7 +141,8 @@ def test_a_looping_function_costs_its_own_tests(runs):
     assert [e["error"] for e in carol.cell_errors] == \
         ["did not finish within 6 s and was stopped"] * 2, carol.cell_errors
     looped = {r.exercise for r in carol.rows if r.status == "timeout"}
-    assert looped == {"numel", "offset_to_index"}  # offset_to_index calls numel
+    # offset_to_index and the stretch exercise locate call numel
+    assert looped == {"numel", "offset_to_index", "locate"}
     assert carol.points == FULL - CP.points_for("numel") - CP.points_for("offset_to_index")
     page = (runs["out"] / "feedback" / "carol" / f"{STEM}.html").read_text()
     assert "numel did not finish within 1 s" in page

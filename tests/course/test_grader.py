@@ -164,7 +164,10 @@ def test_failure_reasons_are_named(graded):
     assert "exit code 3" in g["heidi_crash"].message
     assert g["ivan_missing"].message == \
         f"no notebook of {STEM} in ivan_missing/ (found: {STEM}/notes.txt)"
-    assert {r.status for r in g["judy_imports"].rows} == {"imported"}
+    # the reference library has the lesson's exercises; the stretch exercise is not in it
+    judy = g["judy_imports"].rows
+    assert {r.status for r in judy if not r.stretch} == {"imported"}
+    assert {r.status for r in judy if r.stretch} == {"missing"}
     assert {r.status for r in g["bob_untouched"].rows} == {"stub"}
     assert "not written by the grader" in g["mallory_forges_result"].message, \
         g["mallory_forges_result"].message
@@ -188,7 +191,9 @@ def test_csv(graded):
     n_tests = len(CP.tests) + 1
     assert len(body) == len(graded["expected"]) * n_tests
     alice = [r for r in body if r[0] == "alice_solution"]
-    assert sum(int(r[3]) for r in alice) == sum(int(r[4]) for r in alice) == FULL + 2
+    # grades.csv has every test, the optional stretch exercise's included
+    assert sum(int(r[3]) for r in alice) == sum(int(r[4]) for r in alice) == \
+        FULL + 2 + CP.stretch_points
     assert {r[1] for r in body} == {STEM}
     missing = [r for r in body if r[0] == "ivan_missing"]
     assert {r[5] for r in missing} == {"no-notebook"} and all(r[3] == "0" for r in missing)
@@ -207,10 +212,14 @@ def test_totals_csv(graded):
     totals = {r[0]: r for r in rows[1:]}
     assert set(totals) == set(graded["expected"])
     for student, g in graded["grades"].items():
-        assert totals[student][1:6] == [STEM, str(g.points), str(g.max_points), g.status,
+        assert totals[student][1:8] == [STEM, str(g.points), str(g.max_points),
+                                        str(g.stretch_points), str(g.stretch_max), g.status,
                                         MODE or "off"]
-        assert totals[student][7] == g.graded_at
-    assert totals["alice_solution"][2:4] == [str(FULL + 2)] * 2
+        assert totals[student][9] == g.graded_at
+    # the stretch exercise is extra credit: apart from points and max_points
+    assert CP.stretch_points > 0
+    assert totals["alice_solution"][2:6] == [str(FULL + 2)] * 2 + [str(CP.stretch_points)] * 2
+    assert totals["bob_untouched"][4:6] == ["0", str(CP.stretch_points)]
 
 
 def test_a_hanging_notebook_times_out(tmp_path):
@@ -295,7 +304,7 @@ def test_out_of_memory_death_is_named(tmp_path):
     (["grade", "{tmp}/empty", "--lesson", "01", "--out", "{tmp}/o"], "has no student folders"),
     (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o"],
      "no notebook in {tmp}/sub looks like 01_flat_storage (none is named after it or defines "
-     "one of its exercises numel, contiguous_strides, index_to_offset, offset_to_index; "
+     "one of its exercises numel, contiguous_strides, index_to_offset, offset_to_index, locate; "
      "found alice/02.ipynb): wrong --lesson?"),
     (["grade", "{tmp}/alice", "--lesson", "01", "--out", "{tmp}/o"],
      "{tmp}/alice holds a folder 01_flat_storage/: it looks like one student's folder"),

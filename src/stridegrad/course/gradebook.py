@@ -34,7 +34,9 @@ __all__ = ["EXERCISES_COLUMNS", "GRADEBOOK", "GRADES_COLUMNS", "ROSTER", "TOTALS
 RUN_COLUMNS = ("sandbox", "run_id", "graded_at", "tests_hash")
 GRADES_COLUMNS = ("student", "assignment", "test", "points", "max_points", "status",
                   "message", *RUN_COLUMNS)
-TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "status", *RUN_COLUMNS)
+#: ``stretch_points``/``stretch_max``: the optional stretch exercises, outside ``points``.
+TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "stretch_points",
+                  "stretch_max", "status", *RUN_COLUMNS)
 #: ``OUT/<lesson>/exercises.csv``: a row per student per exercise (its subtotal, how many
 #: of its tests passed, and a note when a later cell replaced what its check() ran on).
 EXERCISES_COLUMNS = ("student", "assignment", "exercise", "points", "max_points", "passed",
@@ -151,10 +153,12 @@ def build_gradebook(out: Path) -> tuple[Path, list[dict]]:
               for lesson, rows in totals.items() if rows}
     maxima = {lesson: max((int(r["max_points"]) for r in rows), default=0)
               for lesson, rows in totals.items()}
+    stretch_maxima = {lesson: max((int(r["stretch_max"]) for r in rows), default=0)
+                      for lesson, rows in totals.items()}
     book = []
     for student in students:
         row = {"student": student}
-        notes, total = [], 0
+        notes, total, stretch = [], 0, 0
         for lesson in lessons:
             mine = next((r for r in totals[lesson] if r["student"] == student), None)
             if mine is None:
@@ -163,6 +167,7 @@ def build_gradebook(out: Path) -> tuple[Path, list[dict]]:
                 continue
             row[lesson] = int(mine["points"])
             total += int(mine["points"])
+            stretch += int(mine["stretch_points"])
             if mine["status"] == "no-notebook":
                 notes.append(f"{lesson}: no submission")
             elif mine["status"] != "graded":
@@ -172,7 +177,8 @@ def build_gradebook(out: Path) -> tuple[Path, list[dict]]:
                              f"latest {latest[lesson]})")
         if roster and student not in roster:
             notes.append("not on the roster")
-        row.update(total=total, max_total=sum(maxima.values()), notes="; ".join(notes))
+        row.update(total=total, max_total=sum(maxima.values()), stretch=stretch,
+                   stretch_max=sum(stretch_maxima.values()), notes="; ".join(notes))
         book.append(row)
     path = out / GRADEBOOK
     write_rows(path, gradebook_columns(lessons), book)
@@ -180,5 +186,8 @@ def build_gradebook(out: Path) -> tuple[Path, list[dict]]:
 
 
 def gradebook_columns(lessons: list[str]) -> tuple[str, ...]:
-    """``student``, one column per lesson (its points), ``total``, ``max_total``, ``notes``."""
-    return ("student", *lessons, "total", "max_total", "notes")
+    """``student``, one column per lesson (its points), ``total``, ``max_total``, then
+    ``stretch`` and ``stretch_max`` (the optional stretch exercises' points over all
+    lessons: extra credit, kept out of ``total`` so an LMS can weigh them as it likes),
+    ``notes``."""
+    return ("student", *lessons, "total", "max_total", "stretch", "stretch_max", "notes")

@@ -160,6 +160,15 @@ class StudentGrade:
     def max_points(self) -> int:
         return sum(r.max_points for r in self.rows if not r.stretch)
 
+    @property
+    def stretch_points(self) -> int:
+        """Points of the optional stretch exercises (extra credit, outside the total)."""
+        return sum(r.points for r in self.rows if r.stretch)
+
+    @property
+    def stretch_max(self) -> int:
+        return sum(r.max_points for r in self.rows if r.stretch)
+
 
 def _worker_env() -> dict:
     env = dict(os.environ)
@@ -682,7 +691,8 @@ def _write_results(out: Path, assignment: str, grades: list[StudentGrade], *, mo
                       t["note"])))}
                  for g in grades for t in exercise_totals(g.rows, notes[g.student])]
     totals = [{"student": g.student, "assignment": g.assignment, "points": g.points,
-               "max_points": g.max_points, "status": g.status, "graded_at": g.graded_at,
+               "max_points": g.max_points, "stretch_points": g.stretch_points,
+               "stretch_max": g.stretch_max, "status": g.status, "graded_at": g.graded_at,
                **run} for g in grades]
     try:
         old_tests = read_rows(folder / "grades.csv", GRADES_COLUMNS)
