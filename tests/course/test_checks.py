@@ -100,6 +100,19 @@ def test_every_misconception_is_rejected_with_its_own_diagnosis(episode, exercis
     _assert_fits_and_whole(text, failing)
 
 
+def test_a_number_is_evidence_not_noise():
+    """A numel that always returns 7 fails the tests 'counts dimensions' fails, with other
+    numbers: it is not diagnosed as that mistake (numbers are masked only for a
+    misconception marked ``varies``, whose counts change from run to run)."""
+    seven = Misconception("always 7", "returns 7", "def numel(shape):\n    return 7\n")
+    result = run_checkpoint(load_checkpoint("01"), seven.define(), exercise="numel")
+    failing = [r for r in result.rows if not r.passed]
+    assert len(failing) == len(result.rows) and {r.status for r in failing} == {"fail"}
+    assert not any(r.diagnosis for r in failing), [r.diagnosis for r in failing]
+    varies = [(ep, ex, m.label) for ep, ex, m in MISCONCEPTIONS if m.varies]
+    assert varies == [("07", "count_cycle_garbage", "leaves the automatic collector on")]
+
+
 def _unwrapped(text: str) -> str:
     return " ".join(text.split())
 

@@ -799,8 +799,10 @@ _NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
 
 def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
     """The misconception whose outcomes are the learner's: the same on every test;
-    failing that, the only one that passes and fails the same tests with the same
-    results but for the numbers in them (counts and timings that vary from run to run)."""
+    failing that, the only one marked ``varies`` (its results hold counts or timings
+    that change from run to run) that passes and fails the same tests with the same
+    results but for the numbers in them. Numbers are masked for those only: elsewhere
+    the number is the evidence (a ``numel`` returning 7 does not count dimensions)."""
     for m, theirs in known:
         if all(theirs.get(t) == o for t, o in outcomes.items()):
             return m
@@ -808,8 +810,8 @@ def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
     def masked(o):
         return (o[0], _NUMBER.sub("#", o[1]))
 
-    close = [m for m, theirs in known
-             if all(t in theirs and masked(theirs[t]) == masked(o) for t, o in outcomes.items())]
+    close = [m for m, theirs in known if getattr(m, "varies", False)
+             and all(t in theirs and masked(theirs[t]) == masked(o) for t, o in outcomes.items())]
     return close[0] if len(close) == 1 else None
 
 

@@ -29,6 +29,11 @@ class Misconception:
     label: str  # a few words, unique within the exercise ("reversed strides")
     diagnosis: str  # the mistake and its visible consequence, shown to the learner
     source: str  # Python source defining the wrong function, self-contained
+    #: its results hold numbers that vary from run to run (counts, timings): it is
+    #: recognised by the learner's outcomes with every number masked. Off for the
+    #: others, where a number is the evidence (a numel that returns 7 is not one that
+    #: returns len(shape))
+    varies: bool = False
 
     def __post_init__(self):
         if not self.label or not self.diagnosis.strip() or not self.source.strip():

@@ -267,7 +267,7 @@ def count_cycle_garbage(build):
     gc.collect()
     build()
     return gc.collect()
-"""),
+""", varies=True),
         Misconception("no collection before build",
           "does not collect before build(): garbage left over from earlier code is counted too",
           _IMPORTS + """
