@@ -452,7 +452,7 @@ axes[1, 1].set_ylabel("feature map", fontsize=9)
 plt.show()
 
 # %% [markdown]
-# ## Exercise 6 (stretch) · `conv2d_input_grad`
+# ## Exercise 6 · `conv2d_input_grad`
 #
 # Only the contract this time. Use the section on the backward, and your
 # `col2im`. The cell after it compares your answer with the library's
