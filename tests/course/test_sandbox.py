@@ -11,6 +11,7 @@ appeared outside, the honest submission is unchanged, the grader got no signal.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import os
@@ -355,8 +356,9 @@ def test_grading_refuses_without_a_sandbox(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("alice") and out[1].endswith("[no sandbox]")
     assert "sandbox: OFF (--no-sandbox)" in out[-2]
-    row = (tmp_path / "o" / STEM / "totals.csv").read_text().splitlines()[1].split(",")
-    assert row[4:6] == ["graded", "off"]
+    with open(tmp_path / "o" / STEM / "totals.csv", newline="") as f:
+        row = next(csv.DictReader(f))
+    assert (row["status"], row["sandbox"]) == ("graded", "off")
 
 
 def test_unknown_launcher_is_named():
