@@ -586,3 +586,76 @@ def test_stretch_tests_must_agree_per_exercise():
         @cp.test("f", hint="h", stretch=True)
         def other(f):
             pass
+
+
+# one hint about one mistake per lesson (hint_for): (exercise, test, the mistake's label)
+_ONE_MISTAKE_HINTS = {
+    "02": ("slice_layout", "reverse_slice", "negative step starts at 0"),
+    "03": ("argmax_axis", "a_tie_gives_the_first_index", "last index on a tie"),
+    "04": ("broadcast_shapes", "missing_dims_count_as_one", "aligns from the left"),
+    "05": ("mse", "squares_not_absolute_values", "absolute errors instead of squares"),
+    "06": ("central_difference", "uses_the_given_step", "ignores the given h"),
+    "07": ("count_dependencies", "two_edges_to_one_node_count_two", "counts nodes, not edges"),
+    "08": ("numerical_gradient", "numerical_gradient_is_central", "forward difference"),
+    "09": ("log_softmax", "log_softmax_large_logits", "naive, no max subtracted"),
+    "10": ("pick_device", "one_string_is_one_device", "iterates over the letters of a string"),
+    "11": ("run_graph", "keeps_argument_order", "args in sorted order"),
+    "12": ("max_pool2d", "negative_values", "starts the maximum at 0"),
+}
+
+
+def _off(value):
+    """``value`` made wrong: every number in it moved by 1000."""
+    if isinstance(value, str):
+        return value + "?"
+    if isinstance(value, (tuple, list)):
+        return type(value)(_off(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _off(v) for k, v in value.items()}
+    return value + 1000
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    except (TypeError, ValueError):
+        return a == b
+
+
+@pytest.mark.parametrize("episode", sorted(_ONE_MISTAKE_HINTS))
+def test_a_hint_about_one_mistake_is_hidden_for_another_one_per_lesson(episode):
+    exercise, test, label = _ONE_MISTAKE_HINTS[episode]
+    cp = load_checkpoint(episode)
+    hint = next(t for t in cp.tests if t.name == test).hint
+    assert label in next(t for t in cp.tests if t.name == test).hint_for
+    right = reference_namespace(LESSONS[episode])[exercise]
+    mistake = next(m for m in for_episode(episode)[exercise] if m.label == label)
+    wrong = mistake.define()[exercise]
+
+    def also_wrong_where_the_mistake_is_right(*args, **kwargs):
+        # the mistake, plus another bug on every call it gets right: no known
+        # misconception as a whole, yet ``test`` fails exactly as the mistake does
+        try:
+            expected = right(*args, **kwargs)
+        except Exception:
+            expected = None
+        got = wrong(*args, **kwargs)
+        return _off(got) if expected is not None and _same(expected, got) else got
+
+    def unrelated(*args, **kwargs):  # right, but every number 1000 off
+        return _off(right(*args, **kwargs))
+
+    row = run_checkpoint(cp, {exercise: also_wrong_where_the_mistake_is_right},
+                         exercise=exercise, require_local=False).row(test)
+    assert not row.passed and not row.diagnosis and row.hint == hint
+    rows = run_checkpoint(cp, {exercise: unrelated}, exercise=exercise,
+                          require_local=False).rows
+    row = next(r for r in rows if r.test == test)
+    assert not row.passed and not row.diagnosis and row.hint == ""
+    assert hint not in " ".join(r.hint for r in rows)

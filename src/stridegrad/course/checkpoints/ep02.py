@@ -36,9 +36,9 @@ def identity_permutation(permute_layout):
     expect(permute_layout, (2, 3, 4), (12, 4, 1), (0, 1, 2), returns=((2, 3, 4), (12, 4, 1)))
 
 
-@checkpoint.test("permute_layout", hint="Reorder the strides you are given, do not recompute "
-                                        "row-major ones: transposing a transpose gives the "
-                                        "original layout back.")
+@checkpoint.test("permute_layout", hint="Transposing a transpose gives the original layout "
+                                        "back: (3, 2) with strides (1, 3) becomes (2, 3) "
+                                        "with (3, 1).")
 def transpose_back(permute_layout):
     expect(permute_layout, (3, 2), (1, 3), (1, 0), returns=((2, 3), (3, 1)))
 
@@ -82,7 +82,8 @@ def slice_with_a_step(slice_layout):
 
 
 @checkpoint.test("slice_layout", hint="a[::-1] starts at the LAST element (index size - 1), "
-                                      "not at 0; sl.indices(size) gives the right start.")
+                                      "not at 0; sl.indices(size) gives the right start.",
+                 hint_for=("negative step starts at 0",))
 def reverse_slice(slice_layout):
     expect(slice_layout, 4, 1, slice(None, None, -1), returns=(3, 4, -1))
 
@@ -142,7 +143,8 @@ def stepped_slice_is_not(is_contiguous):
 
 
 @checkpoint.test("is_contiguous", hint="x[1:, 1:3] has rows 4 apart but only 2 wide: a gap. "
-                                       "Checking only the last stride is not enough.")
+                                       "Checking only the last stride is not enough.",
+                 hint_for=("checks only the last stride",))
 def gap_between_rows_is_not(is_contiguous):
     expect(is_contiguous, (2, 2), (4, 1), returns=False)
 
@@ -229,7 +231,8 @@ def inserting_a_size_one_axis_is_a_view(reshape_strides):
 
 
 @checkpoint.test("reshape_strides", hint="Check the element counts first: 6 elements cannot "
-                                         "become 8; raise ValueError naming both shapes.")
+                                         "become 8; raise ValueError naming both shapes.",
+                 hint_for=("no element-count check",))
 def rejects_a_different_element_count(reshape_strides):
     expect(reshape_strides, (2, 3), (3, 1), (4, 2), raises=ValueError)
 
@@ -253,7 +256,8 @@ def ints_on_every_axis_give_a_scalar(getitem_layout):
 
 
 @checkpoint.test("getitem_layout", hint="A negative int counts from the end of its axis: -1 is "
-                                        "the last column.", stretch=True)
+                                        "the last column.", stretch=True,
+                 hint_for=("negative ints not wrapped",))
 def a_negative_int_counts_from_the_end(getitem_layout):
     expect(getitem_layout, (2, 3), (3, 1), 0, (slice(None), -1), returns=((2,), (3,), 2))
 
@@ -270,7 +274,8 @@ def ints_and_slices_mix(getitem_layout):
 
 @checkpoint.test("getitem_layout", hint="A slice moves the offset to its first element: "
                                         "a[::-1] of a view starting at 1 starts at 1 + 4 * 2.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("slices forget the offset",))
 def a_slice_moves_the_offset(getitem_layout):
     expect(getitem_layout, (5,), (2,), 1, (slice(None, None, -1),), returns=((5,), (-2,), 9))
     expect(getitem_layout, (4, 3), (3, 1), 0, (slice(1, 3),), returns=((2, 3), (3, 1), 3))

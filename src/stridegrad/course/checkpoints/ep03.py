@@ -32,12 +32,14 @@ def offsets_of_a_contiguous_array(iter_offsets):
 
 
 @checkpoint.test("iter_offsets", hint="The LAST index moves fastest: (0,0), (0,1), (0,2), "
-                                      "(1,0)... at 0*1+0*2, 0*1+1*2, ... = 0, 2, 4, 1, 3, 5.")
+                                      "(1,0)... at 0*1+0*2, 0*1+1*2, ... = 0, 2, 4, 1, 3, 5.",
+                 hint_for=("first axis fastest (column-major)",))
 def offsets_of_a_transpose(iter_offsets):
     expect(iter_offsets, (2, 3), (1, 2), returns=[0, 2, 4, 1, 3, 5])
 
 
-@checkpoint.test("iter_offsets", hint="Every position starts at `offset`.")
+@checkpoint.test("iter_offsets", hint="Every position starts at `offset`.",
+                 hint_for=("forgets the offset",))
 def uses_the_offset(iter_offsets):
     expect(iter_offsets, (2,), (1,), 5, returns=[5, 6])
 
@@ -96,14 +98,16 @@ def scalar_view(map_unary):
     expect(map_unary, lambda v: v + 1, ([5, 6], (), (), 1), returns=[7])
 
 
-@checkpoint.test("map_unary", hint="Build a new list; never write into the storage.")
+@checkpoint.test("map_unary", hint="Build a new list; never write into the storage.",
+                 hint_for=("writes into the storage",))
 def leaves_the_storage_alone(map_unary):
     expect(map_unary, lambda v: v * v, ([1, 2, 3], (3,), (1,), 0), returns=[1, 4, 9],
            unchanged=True)
 
 
 @checkpoint.test("map_unary", hint="Call fn once per element of the view: stride 0 repeats "
-                                   "one stored value 3 times, so 3 calls.")
+                                   "one stored value 3 times, so 3 calls.",
+                 hint_for=("maps each stored value once",))
 def calls_fn_once_per_element(map_unary):
     calls = []
 
@@ -129,7 +133,8 @@ def add_two_vectors(map_binary):
            ([10, 20, 30], (3,), (1,), 0), returns=[11, 22, 33])
 
 
-@checkpoint.test("map_binary", hint="Call fn(x_value, y_value) in that order: 5 - 1, 7 - 2.")
+@checkpoint.test("map_binary", hint="Call fn(x_value, y_value) in that order: 5 - 1, 7 - 2.",
+                 hint_for=("swaps the arguments",))
 def keeps_the_argument_order(map_binary):
     expect(map_binary, lambda a, b: a - b, ([5, 7], (2,), (1,), 0), ([1, 2], (2,), (1,), 0),
            returns=[4, 5])
@@ -157,7 +162,8 @@ def two_scalars(map_binary):
 
 
 @checkpoint.test("map_binary", hint="Compare the shapes, not just the element counts: (2, 3) "
-                                    "and (3, 2) both hold 6 but do not match. Raise ValueError.")
+                                    "and (3, 2) both hold 6 but do not match. Raise ValueError.",
+                 hint_for=("compares element counts, not shapes",))
 def rejects_different_shapes(map_binary):
     expect(map_binary, lambda a, b: a + b, M, MT, raises=ValueError)
 
@@ -191,7 +197,8 @@ def keepdims(sum_axis):
 
 
 @checkpoint.test("sum_axis", hint="Use the view's strides, not row-major ones: the transpose "
-                                  "[[0, 3], [1, 4], [2, 5]] sums over axis 0 to [3, 12].")
+                                  "[[0, 3], [1, 4], [2, 5]] sums over axis 0 to [3, 12].",
+                 hint_for=("assumes row-major storage",))
 def sum_a_transpose(sum_axis):
     expect(sum_axis, MT, 0, returns=([3, 12], (2,)))
     expect(sum_axis, MT, 1, returns=([3, 5, 7], (3,)))
@@ -250,7 +257,8 @@ def values_come_in_index_order(reduce_axis):
 
 
 @checkpoint.test("reduce_axis", hint="Index order, not storage order: the flipped view "
-                                     "[[3, 4], [1, 2]] gives column lists [3, 1] and [4, 2].")
+                                     "[[3, 4], [1, 2]] gives column lists [3, 1] and [4, 2].",
+                 hint_for=("values in storage order",))
 def index_order_of_a_flipped_view(reduce_axis):
     expect(reduce_axis, tuple, FLIPPED, 0, returns=([(3, 1), (4, 2)], (2,)))
 
@@ -310,14 +318,16 @@ def argmax_of_a_transposed_view(argmax_axis):
 
 
 @checkpoint.test("argmax_axis", hint="The answer is the position along the axis, counted from "
-                                     "the view's start, not a position in storage.", stretch=True)
+                                     "the view's start, not a position in storage.", stretch=True,
+                 hint_for=("storage position, not index",))
 def argmax_of_a_view_with_an_offset(argmax_axis):
     expect(argmax_axis, ([0, 0, 4, 6, 5], (3,), (1,), 2), 0, returns=([1], ()))
     expect(argmax_axis, ([9, 1, 9, 2, 9, 3], (3,), (2,), 1), 0, returns=([2], ()))
 
 
 @checkpoint.test("argmax_axis", hint="On a tie the first index wins, as in NumPy: use a strict "
-                                     "> when you compare.", stretch=True)
+                                     "> when you compare.", stretch=True,
+                 hint_for=("last index on a tie",))
 def a_tie_gives_the_first_index(argmax_axis):
     expect(argmax_axis, ([5, 5, 1], (3,), (1,), 0), 0, returns=([0], ()))
     expect(argmax_axis, ([2, 4, 4, 4, 4, 1], (2, 3), (3, 1), 0), 1, returns=([1, 0], (2,)))

@@ -25,7 +25,8 @@ def column_and_matrix(broadcast_shapes):
 
 
 @checkpoint.test("broadcast_shapes", hint="Align from the RIGHT: (3,) lines up with the last "
-                                          "size of (2, 3); the missing leading size counts as 1.")
+                                          "size of (2, 3); the missing leading size counts as 1.",
+                 hint_for=("aligns from the left",))
 def missing_dims_count_as_one(broadcast_shapes):
     expect(broadcast_shapes, (3,), (2, 3), returns=(2, 3))
 
@@ -49,13 +50,15 @@ def clash_raises(broadcast_shapes):
 
 
 @checkpoint.test("broadcast_shapes", hint="A size of 2 does not stretch to 4 (taking the larger "
-                                          "size is not the rule): raise ValueError.")
+                                          "size is not the rule): raise ValueError.",
+                 hint_for=("takes the larger size (stretches a size 2)",))
 def size_two_does_not_stretch(broadcast_shapes):
     expect(broadcast_shapes, (2, 3), (4, 3), raises=ValueError)
 
 
 @checkpoint.test("broadcast_shapes", hint="Size 1 stretches to any size, 0 included: (2, 1) "
-                                          "and (1, 0) give (2, 0). Do not take the maximum.")
+                                          "and (1, 0) give (2, 0). Do not take the maximum.",
+                 hint_for=("takes the larger size (stretches a size 2)",))
 def one_stretches_to_zero(broadcast_shapes):
     expect(broadcast_shapes, (2, 1), (1, 0), returns=(2, 0))
 
@@ -68,7 +71,8 @@ def three_shapes_and_none(broadcast_shapes):
 
 
 @checkpoint.test("broadcast_shapes", hint="The ValueError message should name both shapes, "
-                                          "e.g. f'... shapes {a} and {b}'.")
+                                          "e.g. f'... shapes {a} and {b}'.",
+                 hint_for=("vague error message",))
 def error_names_both_shapes(broadcast_shapes):
     try:
         got = broadcast_shapes((2, 3), (3, 2))
@@ -95,7 +99,8 @@ def column_read_as_matrix(broadcast_strides):
 
 
 @checkpoint.test("broadcast_strides", hint="New dims are added on the LEFT, each with stride 0; "
-                                           "the old dims keep their strides.")
+                                           "the old dims keep their strides.",
+                 hint_for=("pads on the right",))
 def new_leading_dims(broadcast_strides):
     expect(broadcast_strides, (4,), (1,), (2, 3, 4), returns=(0, 0, 1))
 
@@ -107,7 +112,8 @@ def new_and_stretched_dims(broadcast_strides):
 
 
 @checkpoint.test("broadcast_strides", hint="Keep the strides you were given (here a transposed "
-                                           "view, (1, 3)); do not recompute contiguous ones.")
+                                           "view, (1, 3)); do not recompute contiguous ones.",
+                 hint_for=("recomputes contiguous strides",))
 def keeps_transposed_strides(broadcast_strides):
     expect(broadcast_strides, (3, 4), (1, 3), (2, 3, 4), returns=(0, 1, 3))
 
@@ -138,7 +144,8 @@ def column_plus_row(broadcast_binary):
 
 
 @checkpoint.test("broadcast_binary", hint="Call op(x_value, y_value) in that order: 10 - 1, "
-                                          "not 1 - 10.")
+                                          "not 1 - 10.",
+                 hint_for=("swaps the operands",))
 def keeps_the_operand_order(broadcast_binary):
     expect(broadcast_binary, operator.sub, [10, 20], (1,), [1], (0,), (2,), returns=[9, 19])
 
@@ -155,20 +162,23 @@ def empty_shape(broadcast_binary):
 
 
 @checkpoint.test("broadcast_binary", hint="Read x through its strides, not in storage order: "
-                                          "with strides (1, 2) the first row is x[0], x[2], x[4].")
+                                          "with strides (1, 2) the first row is x[0], x[2], x[4].",
+                 hint_for=("ignores the strides",))
 def reads_through_transposed_strides(broadcast_binary):
     expect(broadcast_binary, operator.mul, [1, 2, 3, 4, 5, 6], (1, 2), [10], (0, 0), (2, 3),
            returns=[10, 30, 50, 20, 40, 60])
 
 
 @checkpoint.test("broadcast_binary", hint="Produce the output in row-major order: the LAST "
-                                          "index moves fastest (offset_to_index does that).")
+                                          "index moves fastest (offset_to_index does that).",
+                 hint_for=("first index moves fastest",))
 def output_is_row_major(broadcast_binary):
     expect(broadcast_binary, operator.add, list(range(8)), (4, 2, 1), [0], (0, 0, 0), (2, 2, 2),
            returns=[0, 1, 2, 3, 4, 5, 6, 7])
 
 
-@checkpoint.test("broadcast_binary", hint="Return a new list and leave x and y as they were.")
+@checkpoint.test("broadcast_binary", hint="Return a new list and leave x and y as they were.",
+                 hint_for=("writes into x",))
 def leaves_inputs_alone(broadcast_binary):
     expect(broadcast_binary, operator.add, [1, 2], (1,), [3], (0,), (2,), returns=[4, 5],
            unchanged=True)

@@ -30,7 +30,9 @@ def contiguous_product(matmul_2d):
 
 @checkpoint.test("matmul_2d", hint="Step down column j of b with b's row stride (b_strides[0]) "
                                    "and start it at j * b_strides[1]; here b is a transposed "
-                                   "view with strides (1, 3).")
+                                   "view with strides (1, 3).",
+                 hint_for=("assumes b's column stride is 1 (un-transposed b)",
+                           "steps down b's column with the column stride"))
 def transposed_b(matmul_2d):
     expect(matmul_2d, A, (2, 3), (3, 1), [7, 9, 11, 8, 10, 12], (3, 2), (1, 3), returns=AB)
 
@@ -89,7 +91,9 @@ def batches_in_order(batched_matmul):
 
 
 @checkpoint.test("batched_matmul", hint="Use b's own batch stride: 0 here, so every batch "
-                                        "multiplies by the same (identity) matrix.")
+                                        "multiplies by the same (identity) matrix.",
+                 hint_for=("ignores b's batch stride (assumes contiguous b)",
+                           "uses a's batch stride for b too"))
 def shared_b_with_batch_stride_zero(batched_matmul):
     expect(batched_matmul, [1, 2, 3, 4, 5, 6, 7, 8], (2, 2, 2), (4, 2, 1),
            [1, 0, 0, 1], (2, 2, 2), (0, 2, 1), returns=[1, 2, 3, 4, 5, 6, 7, 8])
@@ -144,12 +148,14 @@ def mean_of_squares(mse):
     expect(mse, [1.0, 2.0, 3.0], [2.0, 2.0, 5.0], returns=5 / 3)
 
 
-@checkpoint.test("mse", hint="Divide by the number of values (4), not by 1 and not by n - 1.")
+@checkpoint.test("mse", hint="Divide by the number of values (4), not by 1 and not by n - 1.",
+                 hint_for=("divides by n - 1", "sum without the mean"))
 def divides_by_n(mse):
     expect(mse, [0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], returns=1.0)
 
 
-@checkpoint.test("mse", hint="Square the errors (2 ** 2 = 4); absolute values give 2.")
+@checkpoint.test("mse", hint="Square the errors (2 ** 2 = 4); absolute values give 2.",
+                 hint_for=("absolute errors instead of squares",))
 def squares_not_absolute_values(mse):
     expect(mse, [0.0, 0.0], [2.0, -2.0], returns=4.0)
 
@@ -160,13 +166,15 @@ def single_value(mse):
 
 
 @checkpoint.test("mse", hint="Different lengths are a bug upstream: raise ValueError "
-                             "(zip would silently drop the extra values).")
+                             "(zip would silently drop the extra values).",
+                 hint_for=("no length check (zip truncates, empty divides by zero)",))
 def lengths_must_match(mse):
     expect(mse, [1.0, 2.0, 3.0], [1.0, 2.0], raises=ValueError)
 
 
 @checkpoint.test("mse", hint="The mean of no values is undefined: raise ValueError, not "
-                             "ZeroDivisionError.")
+                             "ZeroDivisionError.",
+                 hint_for=("no length check (zip truncates, empty divides by zero)",))
 def empty_is_an_error(mse):
     expect(mse, [], [], raises=ValueError)
 
@@ -227,7 +235,8 @@ def two_rows(linear_model):
 
 @checkpoint.test("linear_model", hint="A tall X (3 rows, 2 inputs): the transpose is (2, 3), "
                                       "read from the same storage with the strides swapped.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("reshapes X instead of transposing it",))
 def a_tall_design_matrix(linear_model):
     expect(linear_model, [1, 0, 0, 1, 1, 1], (3, 2), [2, 3], 0, [1, 1, 1],
            returns=(7.0, [10 / 3, 4.0], 14 / 3))

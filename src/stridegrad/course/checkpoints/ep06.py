@@ -115,7 +115,8 @@ def add_sends_the_gradient_to_both_inputs(add):
 
 
 @checkpoint.test("add", hint="Add into the inputs' grad with +=: a gradient already there "
-                             "(from another use of the Value) must stay.")
+                             "(from another use of the Value) must stay.",
+                 hint_for=("= instead of +=",))
 def add_accumulates(add):
     a, b = _leaf(2.0, "a"), _leaf(3.0, "b")
     a.grad, b.grad = 1.0, -4.0
@@ -125,7 +126,8 @@ def add_accumulates(add):
 
 
 @checkpoint.test("add", hint="add(a, a) uses a twice: a.grad gets g from each use, 2 * g in "
-                             "all. With = instead of +=, the second write replaces the first.")
+                             "all. With = instead of +=, the second write replaces the first.",
+                 hint_for=("= instead of +=",))
 def add_same_value_twice(add):
     a = _leaf(5.0, "a")
     out = add(a, a)
@@ -144,7 +146,8 @@ def add_backward_leaves_data_alone(add):
 
 @checkpoint.test("add", hint="Let the closure take the output's gradient g as its argument and "
                              "capture only a and b: a closure that refers to out makes a "
-                             "reference cycle (out -> closure -> out).")
+                             "reference cycle (out -> closure -> out).",
+                 hint_for=("closure captures its output",))
 def add_closure_does_not_capture_the_output(add):
     a, b = _leaf(2.0, "a"), _leaf(3.0, "b")
     _check_no_cycle("add(a, b)", lambda: add(a, b))
@@ -160,7 +163,8 @@ def mul_makes_the_output(mul):
 
 
 @checkpoint.test("mul", hint="d(a * b)/da = b and d(a * b)/db = a: each input gets the OTHER "
-                             "input's data times g.")
+                             "input's data times g.",
+                 hint_for=("own data instead of the other's",))
 def mul_sends_the_other_input(mul):
     a, b = _leaf(2.0, "a"), _leaf(-3.0, "b")
     mul(a, b)._backward(0.5)
@@ -168,7 +172,8 @@ def mul_sends_the_other_input(mul):
     _check_number("b.grad after mul(a=2, b=-3)._backward(0.5)", b.grad, 1.0)
 
 
-@checkpoint.test("mul", hint="Add into the inputs' grad with +=, keep what is already there.")
+@checkpoint.test("mul", hint="Add into the inputs' grad with +=, keep what is already there.",
+                 hint_for=("= instead of +=",))
 def mul_accumulates(mul):
     a, b = _leaf(4.0, "a"), _leaf(5.0, "b")
     a.grad, b.grad = 10.0, 20.0
@@ -178,7 +183,8 @@ def mul_accumulates(mul):
 
 
 @checkpoint.test("mul", hint="x * x = x**2, whose derivative is 2x: the two uses of x each add "
-                             "x.data * g. With =, you get x * g, half of it.")
+                             "x.data * g. With =, you get x * g, half of it.",
+                 hint_for=("= instead of +=",))
 def mul_square(mul):
     x = _leaf(3.0, "x")
     out = mul(x, x)
@@ -187,7 +193,8 @@ def mul_square(mul):
     _check_number("x.grad after mul(x=3, x)._backward(1.0)", x.grad, 6.0)
 
 
-@checkpoint.test("mul", hint="Multiply by g, the output's gradient: the chain rule.")
+@checkpoint.test("mul", hint="Multiply by g, the output's gradient: the chain rule.",
+                 hint_for=("forgets the incoming gradient",))
 def mul_uses_the_incoming_gradient(mul):
     a, b = _leaf(1.5, "a"), _leaf(2.0, "b")
     mul(a, b)._backward(-4.0)
@@ -211,14 +218,16 @@ def tanh_makes_the_output(tanh):
 
 
 @checkpoint.test("tanh", hint="The derivative is 1 - tanh(a)**2, with tanh(a) the OUTPUT "
-                              "(0.4621...), not 1 - a**2.")
+                              "(0.4621...), not 1 - a**2.",
+                 hint_for=("derivative from the input",))
 def tanh_derivative(tanh):
     a = _leaf(0.5, "a")
     tanh(a)._backward(1.0)
     _check_number("a.grad after tanh(a=0.5)._backward(1.0)", a.grad, 0.7864477329659274)
 
 
-@checkpoint.test("tanh", hint="Multiply the local derivative by g: 2 * (1 - tanh(-1)**2).")
+@checkpoint.test("tanh", hint="Multiply the local derivative by g: 2 * (1 - tanh(-1)**2).",
+                 hint_for=("forgets the incoming gradient",))
 def tanh_uses_the_incoming_gradient(tanh):
     a = _leaf(-1.0, "a")
     out = tanh(a)
@@ -236,7 +245,8 @@ def tanh_at_zero(tanh):
     _check_number("a.grad after tanh(a=0)._backward(3.0)", a.grad, 3.0)
 
 
-@checkpoint.test("tanh", hint="+= into a.grad: keep what is already there.")
+@checkpoint.test("tanh", hint="+= into a.grad: keep what is already there.",
+                 hint_for=("= instead of +=",))
 def tanh_accumulates(tanh):
     a = _leaf(0.0, "a")
     a.grad = 1.0
@@ -297,7 +307,8 @@ def order_of_x_times_y_plus_b(topological_order):
 
 
 @checkpoint.test("topological_order", hint="A node reached along two paths is listed once: "
-                                           "keep a set of the nodes already visited.")
+                                           "keep a set of the nodes already visited.",
+                 hint_for=("no visited set: shared nodes twice",))
 def shared_input_is_listed_once(topological_order):
     a = _leaf(2.0, "a")
     b = _times(a, a)
@@ -309,7 +320,8 @@ def shared_input_is_listed_once(topological_order):
 
 @checkpoint.test("topological_order", hint="A recursive visit needs one Python frame per level "
                                            "and hits the recursion limit near 1,000: keep your "
-                                           "own stack (a list) instead.")
+                                           "own stack (a list) instead.",
+                 hint_for=("recursive (overflows on a 10,000-step chain)",))
 def chain_of_ten_thousand(topological_order):
     first, root = _chain(10_000)
     order = topological_order(root)
@@ -357,7 +369,8 @@ def backward_of_x_times_y_plus_b(backward):
 
 @checkpoint.test("backward", hint="Root first: a node may pass its gradient on only when every "
                                   "user has added its share. Walking the order leaves-first "
-                                  "sends zeros.")
+                                  "sends zeros.",
+                 hint_for=("walks leaves first",))
 def backward_runs_root_first(backward):
     a, b = _leaf(3.0, "a"), _leaf(4.0, "b")
     c = _times(a, b)
@@ -370,7 +383,8 @@ def backward_runs_root_first(backward):
              (4.0, 3.0), (a.grad, b.grad))
 
 
-@checkpoint.test("backward", hint="The root's own gradient is d(root)/d(root) = 1.0.")
+@checkpoint.test("backward", hint="The root's own gradient is d(root)/d(root) = 1.0.",
+                 hint_for=("forgets to seed the root",))
 def backward_seeds_the_root(backward):
     x = _leaf(5.0, "x")
     y = _times(x, _leaf(2.0, "two"))
@@ -380,7 +394,8 @@ def backward_seeds_the_root(backward):
 
 
 @checkpoint.test("backward", hint="Use the topological order, not recursion: a 10,000-step chain "
-                                  "must work (and your topological_order must handle it too).")
+                                  "must work (and your topological_order must handle it too).",
+                 hint_for=("recursive order",))
 def backward_through_a_long_chain(backward):
     x = _leaf(1.0, "x")
     node = x
@@ -392,7 +407,8 @@ def backward_through_a_long_chain(backward):
 
 @checkpoint.test("backward", hint="Reset interior nodes (those with a _backward) to 0 before the "
                                   "pass; leaves keep and accumulate. A second backward then "
-                                  "doubles the leaves' grads exactly (not triples them).")
+                                  "doubles the leaves' grads exactly (not triples them).",
+                 hint_for=("no reset of interior nodes (micrograd)",))
 def second_backward_accumulates_into_leaves_only(backward):
     x, y = _leaf(2.0, "x"), _leaf(-3.0, "y")
     xy = _times(x, y)
@@ -429,7 +445,8 @@ def only_the_ith_input_moves(central_difference):
 
 
 @checkpoint.test("central_difference", hint="Work on copies (list(xs)): the caller's list must "
-                                            "come back unchanged.")
+                                            "come back unchanged.",
+                 hint_for=("modifies xs",))
 def leaves_xs_alone(central_difference):
     xs = [1.0, 2.0]
     central_difference(lambda v: v[0] * v[1], xs, 0, h=0.5)
@@ -438,13 +455,15 @@ def leaves_xs_alone(central_difference):
 
 
 @checkpoint.test("central_difference", hint="Divide by 2h: the two points are 2h apart. For "
-                                            "x**3 at 2 the slope is 3 * 2**2 = 12.")
+                                            "x**3 at 2 the slope is 3 * 2**2 = 12.",
+                 hint_for=("divides by h",))
 def default_step_is_small(central_difference):
     got = central_difference(lambda v: v[0] ** 3, [2.0], 0)
     _check_number("central_difference(x**3, [2.0], 0)", got, 12.0, tol=1e-6)
 
 
-@checkpoint.test("central_difference", hint="Use the h you are given, not a constant of your own.")
+@checkpoint.test("central_difference", hint="Use the h you are given, not a constant of your own.",
+                 hint_for=("ignores the given h",))
 def uses_the_given_step(central_difference):
     # (f(1 + h) - f(1 - h)) / 2h for f = x**3 is 3 + h**2: 3.25 at h = 0.5
     got = central_difference(lambda v: v[0] ** 3, [1.0], 0, h=0.5)
@@ -476,7 +495,8 @@ def power_derivative(power):
 
 
 @checkpoint.test("power", hint="Multiply the local derivative by g: 3 * 2**2 * 0.5 = 6.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("forgets the incoming gradient",))
 def power_uses_the_incoming_gradient(power):
     a = _Node(2.0, name="a")
     power(a, 3)._backward(0.5)
@@ -497,7 +517,8 @@ def negative_and_fractional_exponents(power):
 
 
 @checkpoint.test("power", hint="At a = 0 the slope of a**3 is 0, not an error: compute it from "
-                               "a, not by dividing the output by a.", stretch=True)
+                               "a, not by dividing the output by a.", stretch=True,
+                 hint_for=("slope from the output divided by a",))
 def power_at_zero(power):
     a = _Node(0.0, name="a")
     out = power(a, 3)
@@ -507,7 +528,8 @@ def power_at_zero(power):
 
 
 @checkpoint.test("power", hint="Add into a.grad (+=): a value used twice collects from every "
-                               "use.", stretch=True)
+                               "use.", stretch=True,
+                 hint_for=("= instead of +=",))
 def power_accumulates(power):
     a = _Node(3.0, name="a")
     a.grad = 1.0

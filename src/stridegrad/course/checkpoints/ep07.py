@@ -58,7 +58,8 @@ def edge_of_an_interior_var(gradient_edge):
 
 
 @checkpoint.test("gradient_edge", hint="The second item is var.output_nr, which output of its "
-                                       "node the Var is; do not write 0.")
+                                       "node the Var is; do not write 0.",
+                 hint_for=("ignores output_nr",))
 def edge_keeps_the_output_number(gradient_edge):
     node = AddBackward(((None, 0), (None, 0)))
     v = Var(1.0, grad_fn=node, output_nr=1)
@@ -79,7 +80,8 @@ def edge_of_a_leaf_goes_to_its_accumulator(gradient_edge):
 
 
 @checkpoint.test("gradient_edge", hint="Every use of a leaf must reach the SAME AccumulateGrad: "
-                                       "get it with grad_accumulator(var), do not make a new one.")
+                                       "get it with grad_accumulator(var), do not make a new one.",
+                 hint_for=("a new accumulator every time",))
 def leaf_has_one_accumulator(gradient_edge):
     x = _leaf(2.0, "x")
     first = gradient_edge(x)
@@ -130,7 +132,8 @@ def var_mul_has_an_edge_per_input(var_mul):
 
 
 @checkpoint.test("var_mul", hint="MulBackward(edges, a.data, b.data): apply(g) returns "
-                                 "(g * b, g * a), so save the two input numbers in that order.")
+                                 "(g * b, g * a), so save the two input numbers in that order.",
+                 hint_for=("saves the inputs in the wrong order",))
 def var_mul_saves_the_inputs(var_mul):
     out = _mul(var_mul, _leaf(2.0, "a"), _leaf(-3.0, "b"), "var_mul(a=2, b=-3)")
     got = out.grad_fn.apply(1.0)
@@ -139,7 +142,8 @@ def var_mul_saves_the_inputs(var_mul):
 
 
 @checkpoint.test("var_mul", hint="If neither input requires grad, record nothing: return "
-                                 "Var(a.data * b.data), no grad_fn.")
+                                 "Var(a.data * b.data), no grad_fn.",
+                 hint_for=("always records a node",))
 def var_mul_of_constants_has_no_history(var_mul):
     out = _mul(var_mul, Var(2.0), Var(5.0), "var_mul(Var(2), Var(5))")
     if out.grad_fn is not None or out.requires_grad or not _close(out.data, 10.0):
@@ -149,7 +153,8 @@ def var_mul_of_constants_has_no_history(var_mul):
 
 @checkpoint.test("var_mul", hint="A constant input still has its slot: its edge is (None, 0), "
                                  "so that apply's second gradient lines up with the second "
-                                 "input.")
+                                 "input.",
+                 hint_for=("drops the None edges",))
 def var_mul_keeps_a_none_edge_for_a_constant(var_mul):
     x = _leaf(2.0, "x")
     out = _mul(var_mul, Var(4.0), x, "var_mul(Var(4), x)")
@@ -189,7 +194,8 @@ def dependencies_of_a_lone_node(count_dependencies):
 
 
 @checkpoint.test("count_dependencies", hint="Count edges, not nodes: x * x has two edges to x's "
-                                            "accumulator, so it waits for 2 gradients.")
+                                            "accumulator, so it waits for 2 gradients.",
+                 hint_for=("counts nodes, not edges",))
 def two_edges_to_one_node_count_two(count_dependencies):
     ax = AccumulateGrad(_leaf(3.0, "x"))
     mul = MulBackward(((ax, 0), (ax, 0)), 3.0, 3.0)
@@ -227,7 +233,8 @@ def none_edges_are_skipped(count_dependencies):
 
 
 @checkpoint.test("count_dependencies", hint="Use a stack (a list) rather than recursion: a "
-                                            "10,000-node chain must work.")
+                                            "10,000-node chain must work.",
+                 hint_for=("recursive",))
 def long_chain(count_dependencies):
     ax = AccumulateGrad(_leaf(1.0, "x"))
     node = TanhBackward(((ax, 0),), 0.0)
@@ -274,7 +281,9 @@ def interior_vars_get_no_grad(run_backward):
 
 @checkpoint.test("run_backward", hint="Add each arriving gradient into the buffer (+=), and run "
                                       "a node only when count_dependencies' count for it reaches "
-                                      "0: n1 gets 1 from n3 and 1 - 0.5**2 from n2.")
+                                      "0: n1 gets 1 from n3 and 1 - 0.5**2 from n2.",
+                 hint_for=("runs a node on every arriving gradient",
+                           "= instead of += in the buffers"))
 def shared_node_waits_for_all_its_gradients(run_backward):
     x, y = _leaf(2.0, "x"), _leaf(3.0, "y")
     calls = []
@@ -296,7 +305,8 @@ def shared_node_waits_for_all_its_gradients(run_backward):
 
 
 @checkpoint.test("run_backward", hint="A Var with no grad_fn has nothing to backpropagate "
-                                      "through: raise RuntimeError.")
+                                      "through: raise RuntimeError.",
+                 hint_for=("no check for a missing grad_fn",))
 def leaf_root_raises(run_backward):
     try:
         run_backward(Var(1.0))
@@ -318,7 +328,8 @@ def constants_are_skipped(run_backward):
 
 
 @checkpoint.test("run_backward", hint="No recursion: a ready list (stack) of nodes whose "
-                                      "gradients are complete handles a 10,000-node chain.")
+                                      "gradients are complete handles a 10,000-node chain.",
+                 hint_for=("recursive",))
 def run_backward_through_a_long_chain(run_backward):
     x = _leaf(0.0, "x")
     node = TanhBackward((_acc(x),), 0.0)
@@ -466,7 +477,8 @@ def var_div_uses_the_incoming_gradient(var_div):
 
 
 @checkpoint.test("var_div", hint="If neither input requires grad, record nothing: a plain "
-                                 "Var(a.data / b.data).", stretch=True)
+                                 "Var(a.data / b.data).", stretch=True,
+                 hint_for=("always records history",))
 def var_div_of_constants_has_no_history(var_div):
     out = _div(var_div, Var(6.0), Var(3.0), "var_div(Var(6), Var(3))")
     if out.grad_fn is not None or out.requires_grad or not _close(out.data, 2.0):
@@ -475,7 +487,8 @@ def var_div_of_constants_has_no_history(var_div):
 
 
 @checkpoint.test("var_div", hint="The node keeps numbers (a.data, b.data), never the Vars: a "
-                                 "node holding its inputs keeps them alive.", stretch=True)
+                                 "node holding its inputs keeps them alive.", stretch=True,
+                 hint_for=("node saves the Vars",))
 def var_div_node_holds_no_vars(var_div):
     a, b = _leaf(6.0, "a"), _leaf(3.0, "b")
     node = _div(var_div, a, b, "var_div(a, b)").grad_fn

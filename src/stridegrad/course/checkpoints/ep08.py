@@ -61,7 +61,8 @@ def unbroadcast_leading_axis(unbroadcast):
 
 
 @checkpoint.test("unbroadcast", hint="A size-1 axis that was stretched to 4: sum over it "
-                                     "with keepdims=True, so the result is (3, 1), not (3,).")
+                                     "with keepdims=True, so the result is (3, 1), not (3,).",
+                 hint_for=("forgets keepdims",))
 def unbroadcast_stretched_axis_keeps_its_dim(unbroadcast):
     g = np.arange(12.0).reshape(3, 4)
     expect_array(unbroadcast, g, (3, 1), returns=[[6], [22], [38]])
@@ -110,7 +111,8 @@ def sum_backward_rows(sum_backward):
 
 @checkpoint.test("sum_backward", hint="On a square matrix a plain broadcast_to puts the "
                                       "gradient along the wrong axis without any error: put "
-                                      "the reduced axis back as size 1 at position `axis`.")
+                                      "the reduced axis back as size 1 at position `axis`.",
+                 hint_for=("plain broadcast_to",))
 def sum_backward_square_axis_1(sum_backward):
     expect_array(sum_backward, _a(1, 2, 3), (3, 3), axis=1,
                  returns=[[1, 1, 1], [2, 2, 2], [3, 3, 3]])
@@ -131,7 +133,8 @@ def sum_backward_keepdims(sum_backward):
 
 
 @checkpoint.test("sum_backward", hint="axis=-1 means the last axis: normalise negative axes "
-                                      "with axis % ndim.")
+                                      "with axis % ndim.",
+                 hint_for=("ignores negative axes",))
 def sum_backward_negative_axis(sum_backward):
     expect_array(sum_backward, _a(5, 6), (2, 2), axis=-1, returns=[[5, 5], [6, 6]])
 
@@ -147,13 +150,15 @@ def sum_backward_tuple_of_axes(sum_backward):
 
 
 @checkpoint.test("max_backward", hint="Only the maximum (5, at index 1) gets the gradient; "
-                                      "the others get 0, not the gradient too.")
+                                      "the others get 0, not the gradient too.",
+                 hint_for=("spreads the gradient to all entries",))
 def max_backward_vector(max_backward):
     expect_array(max_backward, _a(1, 5, 3), np.array(1.0), returns=[0, 1, 0])
 
 
 @checkpoint.test("max_backward", hint="Two entries tie for the maximum: they share the "
-                                      "gradient, 0.5 each (divide by the number of ties).")
+                                      "gradient, 0.5 each (divide by the number of ties).",
+                 hint_for=("ties each get the whole gradient",))
 def max_backward_ties_share(max_backward):
     expect_array(max_backward, _a(2, 7, 7), np.array(1.0), returns=[0, 0.5, 0.5])
 
@@ -173,14 +178,15 @@ def max_backward_columns(max_backward):
 
 
 @checkpoint.test("max_backward", hint="With keepdims=True the gradient is already (2, 1); "
-                                      "compare x with the maxima kept as (2, 1).")
+                                      "compare x with the maxima kept as (2, 1).",
+                 hint_for=("compares with the max without keepdims",))
 def max_backward_keepdims(max_backward):
     expect_array(max_backward, _a([1, 9], [8, 2]), _a([10], [20]), axis=1, keepdims=True,
                  returns=[[0, 10], [20, 0]])
 
 
-@checkpoint.test("max_backward", hint="All-negative inputs: the maximum is -1; do not compare "
-                                      "with 0 or use abs.")
+@checkpoint.test("max_backward", hint="All-negative inputs: the maximum of [-3, -1, -2] is -1, "
+                                      "so only index 1 gets the gradient: [0, 4, 0].")
 def max_backward_negative_values(max_backward):
     expect_array(max_backward, _a(-3, -1, -2), np.array(4.0), returns=[0, 4, 0])
 
@@ -226,14 +232,16 @@ def matmul_backward_shapes(matmul_backward):
 
 
 @checkpoint.test("matmul_backward", hint="Square matrices hide a missing transpose: the shapes "
-                                         "fit, the values do not. grad_a = grad @ b.T.")
+                                         "fit, the values do not. grad_a = grad @ b.T.",
+                 hint_for=("missing transpose",))
 def matmul_backward_square_needs_transpose(matmul_backward):
     a, b = _a([1, 2], [3, 4]), _a([1, 2], [0, 1])
     _expect_pair(matmul_backward, a, b, np.eye(2), [[1, 0], [2, 1]], [[1, 3], [2, 4]])
 
 
 @checkpoint.test("matmul_backward", hint="Order matters: grad_b = a.T @ grad, not grad @ a.T "
-                                         "or grad.T @ a.")
+                                         "or grad.T @ a.",
+                 hint_for=("grad_b as grad.T @ a (transposed)",))
 def matmul_backward_order_of_factors(matmul_backward):
     a, b = _a([1, 2], [3, 4]), np.eye(2)
     g = _a([1, 0], [1, 1])
@@ -241,7 +249,8 @@ def matmul_backward_order_of_factors(matmul_backward):
 
 
 @checkpoint.test("matmul_backward", hint="Return (grad_a, grad_b) in that order: a row times "
-                                         "a column gives grad_a = 2 * b.T and grad_b = 2 * a.T.")
+                                         "a column gives grad_a = 2 * b.T and grad_b = 2 * a.T.",
+                 hint_for=("returns (grad_b, grad_a)",))
 def matmul_backward_row_times_column(matmul_backward):
     a, b = _a([1, 2, 3]), _a([4], [5], [6])
     _expect_pair(matmul_backward, a, b, _a([2]), [[8, 10, 12]], [[2], [4], [6]])
@@ -273,20 +282,23 @@ def numerical_gradient_of_a_matrix(numerical_gradient):
 
 @checkpoint.test("numerical_gradient", hint="Use the central difference, not the forward one: "
                                             "with eps=0.01 the forward difference of x**3 at 2 "
-                                            "is 12.06, the central one 12.0001.")
+                                            "is 12.06, the central one 12.0001.",
+                 hint_for=("forward difference",))
 def numerical_gradient_is_central(numerical_gradient):
     _numgrad(numerical_gradient, lambda x: float((x ** 3).sum()), _a(2.0), [12.0001],
              "lambda x: (x**3).sum()", eps=1e-2, atol=1e-3)
 
 
-@checkpoint.test("numerical_gradient", hint="Divide by 2 * eps: the two points are 2 * eps apart.")
+@checkpoint.test("numerical_gradient", hint="Divide by 2 * eps: the two points are 2 * eps apart.",
+                 hint_for=("divides by eps, not 2 eps",))
 def numerical_gradient_divides_by_two_eps(numerical_gradient):
     _numgrad(numerical_gradient, lambda x: float(np.sin(x).sum()), _a(0.0, np.pi),
              [1, -1], "lambda x: np.sin(x).sum()")
 
 
 @checkpoint.test("numerical_gradient", hint="Put each entry back to its old value after "
-                                            "measuring it: x must be unchanged at the end.")
+                                            "measuring it: x must be unchanged at the end.",
+                 hint_for=("does not restore x",))
 def numerical_gradient_restores_x(numerical_gradient):
     x = _a([1.0, 2.0], [3.0, 4.0])
     before = x.copy()
@@ -301,7 +313,8 @@ def numerical_gradient_restores_x(numerical_gradient):
 
 
 @checkpoint.test("numerical_gradient", hint="Perturb one entry at a time; each entry of the "
-                                            "gradient is its own pair of calls to f.")
+                                            "gradient is its own pair of calls to f.",
+                 hint_for=("perturbs every entry at once",))
 def numerical_gradient_one_entry_at_a_time(numerical_gradient):
     _numgrad(numerical_gradient, lambda x: float(x[0] * x[1] + 3 * x[2]), _a(2, 5, 7),
              [5, 2, 3], "lambda x: x[0] * x[1] + 3 * x[2]")
@@ -344,7 +357,8 @@ def softmax_backward_of_three_classes(softmax_backward):
 
 @checkpoint.test("softmax_backward", hint="Each row is its own softmax: the sum over the "
                                           "classes is per row, kept as a column (keepdims).",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("sum without keepdims",))
 def each_row_on_its_own(softmax_backward):
     expect_array(softmax_backward, _a([0.5, 0.5], [0.2, 0.8]), _a([1, 0], [0, 1]),
                  returns=[[0.25, -0.25], [-0.16, 0.16]])
@@ -358,6 +372,7 @@ def along_axis_zero(softmax_backward):
 
 
 @checkpoint.test("softmax_backward", hint="Return a new array: do not subtract from grad in "
-                                          "place.", stretch=True)
+                                          "place.", stretch=True,
+                 hint_for=("changes grad in place",))
 def leaves_y_and_grad_alone(softmax_backward):
     _unchanged(softmax_backward, _a([0.5, 0.5], [0.2, 0.8]), _a([1, 0], [0, 1]))

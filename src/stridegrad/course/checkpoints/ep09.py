@@ -62,7 +62,8 @@ def linear_shapes(Linear):
 
 
 @checkpoint.test("Linear", hint="Wrap both in Parameter(...) and assign them as attributes: "
-                                "Module then lists them in parameters().")
+                                "Module then lists them in parameters().",
+                 hint_for=("bias is a plain tensor",))
 def linear_parameters(Linear):
     lin = _call("Linear(4, 3)", Linear, 4, 3)
     params = _call("list(Linear(4, 3).parameters())", lambda: list(lin.parameters()))
@@ -97,7 +98,8 @@ def linear_batch_shape(Linear):
 
 @checkpoint.test("Linear", hint="Initialise uniformly in [-1/sqrt(in), 1/sqrt(in)] (bias too): "
                                 "randn (std 1) is far too large for 100 inputs, and zeros "
-                                "make every unit the same.")
+                                "make every unit the same.",
+                 hint_for=("random normal init with std 1", "zeros init"))
 def linear_init_scale(Linear):
     sg.manual_seed(0)
     lin = _call("Linear(100, 50)", Linear, 100, 50)
@@ -111,7 +113,8 @@ def linear_init_scale(Linear):
 
 
 @checkpoint.test("Linear", hint="Draw the initial values with sg.rand (or sg.randn) so that "
-                                "sg.manual_seed makes them reproducible.")
+                                "sg.manual_seed makes them reproducible.",
+                 hint_for=("NumPy's unseeded generator",))
 def linear_init_is_seeded(Linear):
     sg.manual_seed(3)
     a = _call("Linear(3, 2)", Linear, 3, 2)
@@ -146,14 +149,16 @@ def log_softmax_values(log_softmax):
 
 
 @checkpoint.test("log_softmax", hint="exp(1000) overflows to inf: subtract each row's max "
-                                     "first, then [0, -1000] is exact.")
+                                     "first, then [0, -1000] is exact.",
+                 hint_for=("naive, no max subtracted",))
 def log_softmax_large_logits(log_softmax):
     out = _call("log_softmax([[1000, 0]])", log_softmax, _t([[1000.0, 0.0]]))
     _same("log_softmax([[1000, 0]])", out, [[0.0, -1000.0]], atol=1e-3)
 
 
 @checkpoint.test("log_softmax", hint="exp(-1000) underflows to 0 and log(0) is -inf: shift "
-                                     "by the max, which makes the largest entry 0.")
+                                     "by the max, which makes the largest entry 0.",
+                 hint_for=("naive, no max subtracted",))
 def log_softmax_very_negative_logits(log_softmax):
     out = _call("log_softmax([[-1000, -1001]])", log_softmax, _t([[-1000.0, -1001.0]]))
     _same("log_softmax([[-1000, -1001]])", out, [[-0.31326169, -1.31326169]], atol=1e-4)
@@ -177,7 +182,8 @@ def log_softmax_uniform_rows(log_softmax):
 
 @checkpoint.test("log_softmax", hint="Use Tensor methods only (max, exp, sum, log, -): a NumPy "
                                      "detour or .detach() cuts the graph. d logp_0 / dx = "
-                                     "onehot - softmax = [0.5, -0.5].")
+                                     "onehot - softmax = [0.5, -0.5].",
+                 hint_for=("through NumPy (no gradient)",))
 def log_softmax_gradient(log_softmax):
     x = _t([[0.0, 0.0]], requires_grad=True)
 
@@ -205,14 +211,16 @@ def nll_loss_two_rows(nll_loss):
 
 
 @checkpoint.test("nll_loss", hint="Negate: log-probabilities are <= 0 and the loss is >= 0. "
-                                  "Target 2 of [-1, -2, -3] costs 3.")
+                                  "Target 2 of [-1, -2, -3] costs 3.",
+                 hint_for=("forgets the minus sign",))
 def nll_loss_one_row(nll_loss):
     out = _call("nll_loss([[-1, -2, -3]], [2])", nll_loss, _t([[-1.0, -2.0, -3.0]]), [2])
     _same("nll_loss([[-1, -2, -3]], [2])", out, 3.0)
 
 
 @checkpoint.test("nll_loss", hint="Divide by N (the rows), not by N * C and not by nothing: "
-                                  "four rows that each cost 1 average to 1.")
+                                  "four rows that each cost 1 average to 1.",
+                 hint_for=("sums instead of averaging", "mean over all N * C entries"))
 def nll_loss_is_a_mean_over_rows(nll_loss):
     out = _call("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", nll_loss, _t([[-1.0, -2.0]] * 4),
                 [0, 0, 0, 0])
@@ -324,7 +332,8 @@ def _adam(fn, param, grad, state, **kw):
 
 
 @checkpoint.test("adam_step", hint="With bias correction, the first step is lr * g / |g|: "
-                                   "every entry moves by lr against its gradient's sign.")
+                                   "every entry moves by lr against its gradient's sign.",
+                 hint_for=("no bias correction",))
 def adam_first_step_is_lr_sized(adam_step):
     call, p = _adam(adam_step, [1.0, -2.0], [0.5, -4.0], {}, lr=0.1)
     _same(call, p, [0.9, -1.9], atol=1e-6)
@@ -344,7 +353,8 @@ def adam_second_step(adam_step):
 
 
 @checkpoint.test("adam_step", hint="state['step'] counts the calls: 1 after the first, 2 "
-                                   "after the second (the bias correction uses it).")
+                                   "after the second (the bias correction uses it).",
+                 hint_for=("never counts the steps",))
 def adam_counts_steps(adam_step):
     state = {}
     _, p = _adam(adam_step, [1.0], [1.0], state, lr=0.1)
@@ -368,7 +378,8 @@ def adam_default_lr(adam_step):
 
 
 @checkpoint.test("adam_step", hint="Use the betas you are given. With betas (0.5, 0.5), grads "
-                                   "1 then -1: m_hat = -1/3, v_hat = 1, so step 2 adds lr/3.")
+                                   "1 then -1: m_hat = -1/3, v_hat = 1, so step 2 adds lr/3.",
+                 hint_for=("ignores the betas it is given",))
 def adam_uses_betas(adam_step):
     state = {}
     _, p = _adam(adam_step, [0.0], [1.0], state, lr=0.3, betas=(0.5, 0.5))
@@ -404,7 +415,8 @@ def rmsprop_stores_the_average(rmsprop_step):
 
 @checkpoint.test("rmsprop_step", hint="Second step: the average is alpha * old + (1 - alpha) * "
                                       "g**2 = 0.99 * 0.0025 + 0.0025, read back from state.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("forgets the average between calls",))
 def rmsprop_two_steps(rmsprop_step):
     state = {}
     call, p = _rmsprop(rmsprop_step, [1.0], [0.5], state)
@@ -414,7 +426,8 @@ def rmsprop_two_steps(rmsprop_step):
 
 
 @checkpoint.test("rmsprop_step", hint="eps goes after the square root: sqrt(0.025) + 0.1, not "
-                                      "sqrt(0.025 + 0.1).", stretch=True)
+                                      "sqrt(0.025 + 0.1).", stretch=True,
+                 hint_for=("eps inside the root",))
 def eps_after_the_root(rmsprop_step):
     call, got = _rmsprop(rmsprop_step, [1.0], [0.5], {}, lr=0.1, alpha=0.9, eps=0.1)
     _same(call, got, [0.8062871], atol=1e-6)
@@ -428,7 +441,8 @@ def a_zero_gradient_moves_nothing(rmsprop_step):
 
 
 @checkpoint.test("rmsprop_step", hint="Return a new array; do not change param or grad in place.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("updates param in place",))
 def rmsprop_leaves_inputs_alone(rmsprop_step):
     param, grad = np.array([1.0, 2.0]), np.array([0.5, -1.0])
     _call("rmsprop_step(param, grad, {}, lr=0.1)", rmsprop_step, param, grad, {}, lr=0.1)

@@ -200,7 +200,8 @@ def strided_arrays(namespace_of):
 
 
 @checkpoint.test("namespace_of", hint="Python numbers (bool, int, float, complex) go with any "
-                                      "namespace: skip them, do not ask them for a namespace.")
+                                      "namespace: skip them, do not ask them for a namespace.",
+                 hint_for=("asks Python numbers for a namespace",))
 def python_numbers_are_skipped(namespace_of):
     expect(namespace_of, 2.0, np.ones(3), 1, True, returns=np)
 
@@ -213,7 +214,8 @@ def two_namespaces_raise(namespace_of):
 
 
 @checkpoint.test("namespace_of", hint="One namespace but two devices is a mix too: compare "
-                                      "x.device, raise RuntimeError naming both devices.")
+                                      "x.device, raise RuntimeError naming both devices.",
+                 hint_for=("compares namespaces but not devices",))
 def two_devices_raise(namespace_of):
     a, b = FakeCuPyArray([1.0], "cuda:0"), FakeCuPyArray([2.0], "cuda:1")
     _raises("namespace_of(array on cuda:0, array on cuda:1)", namespace_of, (a, b),
@@ -234,7 +236,8 @@ def a_list_is_not_an_array(namespace_of):
 
 
 @checkpoint.test("namespace_of", hint="With no array at all there is no answer: raise "
-                                      "ValueError (for no arguments, and for numbers only).")
+                                      "ValueError (for no arguments, and for numbers only).",
+                 hint_for=("returns None for no arrays",))
 def no_array_raises(namespace_of):
     expect(namespace_of, raises=ValueError)
     expect(namespace_of, 1, 2.5, raises=ValueError)
@@ -253,7 +256,8 @@ def numpy_rows(softmax):
 
 
 @checkpoint.test("softmax", hint="Only xp functions: xp.max(x, axis=..., keepdims=True), "
-                                 "xp.exp, xp.sum. Methods like x.max() and np.exp are NumPy habits.")
+                                 "xp.exp, xp.sum. Methods like x.max() and np.exp are NumPy habits.",
+                 hint_for=("NumPy habits: methods and np.exp", "np.exp on any namespace"))
 def on_a_strict_namespace(softmax):
     xp = _strict_xp()
     x = xp.asarray([[0.0, LN3], [LN2, LN2]])
@@ -262,7 +266,8 @@ def on_a_strict_namespace(softmax):
 
 
 @checkpoint.test("softmax", hint="exp(1000) overflows to inf: subtract the max along the axis "
-                                 "first (it cancels out in the ratio).")
+                                 "first (it cancels out in the ratio).",
+                 hint_for=("does not subtract the max (overflows)",))
 def large_inputs_do_not_overflow(softmax):
     x = np.array([1000.0, 1000.0 + LN3])
     with np.errstate(all="ignore"):
@@ -270,7 +275,8 @@ def large_inputs_do_not_overflow(softmax):
     _same_array("softmax(np, [1000, 1000 + ln 3])", got, np, [0.25, 0.75], "float64")
 
 
-@checkpoint.test("softmax", hint="Respect axis: with axis=0 each COLUMN sums to 1.")
+@checkpoint.test("softmax", hint="Respect axis: with axis=0 each COLUMN sums to 1.",
+                 hint_for=("always along the last axis",))
 def along_axis_zero(softmax):
     x = np.array([[0.0, LN2], [LN3, LN2]])
     got = _call("softmax(np, [[0, ln 2], [ln 3, ln 2]], axis=0)", softmax, np, x, axis=0)
@@ -279,7 +285,8 @@ def along_axis_zero(softmax):
 
 
 @checkpoint.test("softmax", hint="Reduce along the axis with keepdims=True so that the (2, 1) "
-                                 "max and sum broadcast back over (2, 3); do not sum everything.")
+                                 "max and sum broadcast back over (2, 3); do not sum everything.",
+                 hint_for=("sums over every element",))
 def keepdims_for_broadcasting(softmax):
     x = np.array([[0.0, 0.0, LN2], [5.0, 5.0, 5.0]])
     got = _call("softmax(np, [[0, 0, ln 2], [5, 5, 5]])", softmax, np, x)
@@ -288,7 +295,8 @@ def keepdims_for_broadcasting(softmax):
 
 
 @checkpoint.test("softmax", hint="Keep the input's dtype: float32 in, float32 out (Python "
-                                 "numbers like 1.0 do not promote an array).")
+                                 "numbers like 1.0 do not promote an array).",
+                 hint_for=("casts to float64",))
 def float32_stays_float32(softmax):
     xp = _strict_xp()
     x = xp.asarray([0.0, LN3], dtype=xp.float32)
@@ -297,7 +305,8 @@ def float32_stays_float32(softmax):
 
 
 @checkpoint.test("softmax", hint="The same code must run on stridegrad.array (the 'python' "
-                                 "device): use xp.max, xp.exp and xp.sum, never NumPy's.")
+                                 "device): use xp.max, xp.exp and xp.sum, never NumPy's.",
+                 hint_for=("NumPy habits: methods and np.exp", "np.exp on any namespace"))
 def on_the_python_device(softmax):
     x = sa.asarray([[LN3, 0.0, 0.0, 0.0, 0.0, 0.0]])  # [3, 1, 1, 1, 1, 1] / 8
     call = "softmax(stridegrad.array, [[ln 3, 0, 0, 0, 0, 0]])"
@@ -332,7 +341,8 @@ def the_first_that_works(pick_device):
 
 
 @checkpoint.test("pick_device", hint="available(name) returns a pair (ok, reason): test ok, "
-                                     "not the pair (a non-empty tuple is always true).")
+                                     "not the pair (a non-empty tuple is always true).",
+                 hint_for=("tests the pair, which is always true",))
 def falls_back(pick_device):
     expect(pick_device, ("cuda", "cpu"), _availability(_HERE), returns="cpu")
 
@@ -344,13 +354,15 @@ def order_is_preference(pick_device):
 
 
 @checkpoint.test("pick_device", hint="A single string is one device, not a sequence of letters: "
-                                     "turn 'cpu' into ('cpu',) first.")
+                                     "turn 'cpu' into ('cpu',) first.",
+                 hint_for=("iterates over the letters of a string",))
 def one_string_is_one_device(pick_device):
     expect(pick_device, "cpu", _availability(_HERE), returns="cpu")
 
 
 @checkpoint.test("pick_device", hint="Stop at the first device that works: asking about cuda "
-                                     "imports CuPy, which is slow, so do not ask more than needed.")
+                                     "imports CuPy, which is slow, so do not ask more than needed.",
+                 hint_for=("asks about every device first",))
 def stops_at_the_first(pick_device):
     asked: list = []
     expect(pick_device, ("cpu", "cuda"), _availability(_HERE, asked), returns="cpu")
@@ -359,7 +371,8 @@ def stops_at_the_first(pick_device):
 
 
 @checkpoint.test("pick_device", hint="When none works, raise RuntimeError naming every device "
-                                     "tried AND its reason, so the reader knows what to fix.")
+                                     "tried AND its reason, so the reader knows what to fix.",
+                 hint_for=("error without the reasons",))
 def none_works_names_the_reasons(pick_device):
     only_gpu = _availability({"cuda": _NO_GPU, "cuda:1": "only 1 CUDA device"})
     _raises("pick_device(('cuda', 'cuda:1'), <no device works>)", pick_device,
@@ -377,7 +390,8 @@ def empty_preference(pick_device):
 
 
 @checkpoint.test("to_host", hint="A NumPy array is on the host already: return it as it is "
-                                 "(no copy, `result is x`).")
+                                 "(no copy, `result is x`).",
+                 hint_for=("copies NumPy arrays too",))
 def numpy_stays_as_is(to_host):
     x = np.arange(3.0)
     got = _call("to_host(numpy array)", to_host, x)
@@ -398,7 +412,8 @@ def gpu_array_uses_get(to_host):
 
 
 @checkpoint.test("to_host", hint="Other arrays (stridegrad.array, array_api_strict) convert "
-                                 "with np.asarray(x); return an ndarray, not a list.")
+                                 "with np.asarray(x); return an ndarray, not a list.",
+                 hint_for=("returns a list",))
 def strided_array_to_numpy(to_host):
     got = _call("to_host(stridegrad.array [[1, 2, 3]])", to_host, sa.asarray([[1.0, 2.0, 3.0]]))
     if not isinstance(got, np.ndarray):
@@ -408,7 +423,8 @@ def strided_array_to_numpy(to_host):
              f"{got.dtype} {got.tolist()}, shape {got.shape}")
 
 
-@checkpoint.test("to_host", hint="Keep the dtype and shape: an int64 array stays int64.")
+@checkpoint.test("to_host", hint="Keep the dtype and shape: an int64 array stays int64.",
+                 hint_for=("float64 always",))
 def keeps_dtype(to_host):
     got = _call("to_host(FakeCuPyArray int64 [1, 2])", to_host,
                 FakeCuPyArray(np.array([1, 2], dtype=np.int64)))
@@ -417,7 +433,8 @@ def keeps_dtype(to_host):
 
 
 @checkpoint.test("to_host", hint="A 0-d array (a scalar on the device) gives a 0-d ndarray: "
-                                 "shape (), not a Python float and not shape (1,).")
+                                 "shape (), not a Python float and not shape (1,).",
+                 hint_for=("turns 0-d arrays into 1-d",))
 def zero_d_stays_zero_d(to_host):
     for x, label in ((FakeCuPyArray(2.5), "FakeCuPyArray(2.5)"), (sa.asarray(2.5),
                                                                     "stridegrad.array 2.5")):
@@ -535,7 +552,8 @@ def logsumexp_of_rows(logsumexp):
 
 
 @checkpoint.test("logsumexp", hint="exp(1000) overflows: shift by the max along the axis, and "
-                                   "add it back after the log.", stretch=True)
+                                   "add it back after the log.", stretch=True,
+                 hint_for=("no shift: overflows",))
 def large_scores_stay_finite(logsumexp):
     x = np.array([1000.0, 1000.0 + LN3])
     with np.errstate(all="ignore"):
@@ -545,7 +563,8 @@ def large_scores_stay_finite(logsumexp):
 
 @checkpoint.test("logsumexp", hint="Each row needs its own max: with one max for the whole "
                                    "array, exp(0 - 1000) underflows to 0 and log(0) is -inf.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("one max for the whole array",))
 def each_row_its_own_max(logsumexp):
     x = np.array([[0.0, 0.0], [1000.0, 1000.0]])
     with np.errstate(all="ignore"):
@@ -554,7 +573,8 @@ def each_row_its_own_max(logsumexp):
 
 
 @checkpoint.test("logsumexp", hint="axis=0 reduces the columns; the reduced axis is gone from "
-                                   "the result's shape.", stretch=True)
+                                   "the result's shape.", stretch=True,
+                 hint_for=("keeps the reduced axis",))
 def along_axis_zero_without_the_axis(logsumexp):
     x = np.array([[0.0, LN2, 0.0], [LN3, LN2, 0.0]])
     got = _call("logsumexp(np, [[0, ln 2, 0], [ln 3, ln 2, 0]], axis=0)", logsumexp, np, x,
@@ -565,7 +585,8 @@ def along_axis_zero_without_the_axis(logsumexp):
 
 @checkpoint.test("logsumexp", hint="Only xp functions (xp.max, xp.exp, xp.sum, xp.log, "
                                    "xp.squeeze): NumPy's are refused by a strict namespace.",
-                 stretch=True)
+                 stretch=True,
+                 hint_for=("NumPy on any namespace",))
 def logsumexp_on_a_strict_namespace(logsumexp):
     xp = _strict_xp()
     x = xp.asarray([[0.0, LN3], [LN2, LN2]])

@@ -112,7 +112,8 @@ def returns_every_output_in_order(run_graph):
 
 
 @checkpoint.test("run_graph", hint="A const op is not an input: evaluate(op, []) gives its "
-                                   "value.")
+                                   "value.",
+                 hint_for=("treats const ops as inputs",))
 def evaluates_constants(run_graph):
     g = _g("""
     x = input()
@@ -124,7 +125,8 @@ def evaluates_constants(run_graph):
 
 
 @checkpoint.test("run_graph", hint="Pass the args' values in the op's own order: "
-                                   "subtract(y, x) is y - x.")
+                                   "subtract(y, x) is y - x.",
+                 hint_for=("args in sorted order",))
 def keeps_argument_order(run_graph):
     g = _g("""
     x = input()
@@ -160,7 +162,8 @@ def missing_input_is_a_key_error(run_graph):
 
 
 @checkpoint.test("run_graph", hint="Only read the graph and the inputs dict: do not add the "
-                                   "intermediate values to it.")
+                                   "intermediate values to it.",
+                 hint_for=("writes the values into the inputs dict",))
 def leaves_inputs_alone(run_graph):
     inputs = {"x": 2.0, "y": 3.0, "b": 1.0}
     g = _g(XYB)
@@ -192,7 +195,9 @@ def drops_an_unused_op(eliminate_dead_code):
 @checkpoint.test("eliminate_dead_code", hint="A dead op keeps the ops it reads busy: t1 and t2 "
                                              "are read only by dead ops, so they are dead too. "
                                              "Removing the ops nobody reads, once, is not "
-                                             "enough: walk back from the outputs.")
+                                             "enough: walk back from the outputs.",
+                 hint_for=("one round: drops only ops nobody reads (keeps ops read only by "
+                           "dead ops)",))
 def drops_a_whole_dead_chain(eliminate_dead_code):
     g = _g("""
     x = input()
@@ -210,7 +215,8 @@ def drops_a_whole_dead_chain(eliminate_dead_code):
 
 
 @checkpoint.test("eliminate_dead_code", hint="input ops always stay, even unused: they are "
-                                             "the function's arguments.")
+                                             "the function's arguments.",
+                 hint_for=("drops unused inputs",))
 def keeps_unused_inputs(eliminate_dead_code):
     g = _g("""
     x = input()
@@ -273,7 +279,8 @@ def nothing_dead(eliminate_dead_code):
 
 
 @checkpoint.test("eliminate_dead_code", hint="Build a new Graph(kept_ops, graph.outputs); "
-                                             "do not remove ops from graph.ops itself.")
+                                             "do not remove ops from graph.ops itself.",
+                 hint_for=("removes in place and returns the same graph",))
 def dce_leaves_its_input_alone(eliminate_dead_code):
     g = _g("""
     x = input()
@@ -313,7 +320,8 @@ def merges_a_repeat(eliminate_common_subexpressions):
 
 @checkpoint.test("eliminate_common_subexpressions",
                  hint="Two input ops have the same op, no args and no attrs, but they are two "
-                      "different arguments: never merge inputs.")
+                      "different arguments: never merge inputs.",
+                 hint_for=("merges input ops",))
 def never_merges_inputs(eliminate_common_subexpressions):
     g = _g("""
     x = input()
@@ -332,7 +340,8 @@ def never_merges_inputs(eliminate_common_subexpressions):
 
 @checkpoint.test("eliminate_common_subexpressions",
                  hint="The attrs are part of the key: sum(x, axis=0) and sum(x, axis=1) are "
-                      "different values, and so are const 1.0 and const 2.0.")
+                      "different values, and so are const 1.0 and const 2.0.",
+                 hint_for=("ignores attrs (merges sum axis=0 with axis=1)",))
 def attributes_are_part_of_the_key(eliminate_common_subexpressions):
     g = _g("""
     x = input()
@@ -350,7 +359,9 @@ def attributes_are_part_of_the_key(eliminate_common_subexpressions):
 
 @checkpoint.test("eliminate_common_subexpressions",
                  hint="Sort the args of COMMUTATIVE ops only: add(y, x) repeats add(x, y), but "
-                      "subtract(y, x) is minus subtract(x, y). Keep the kept op's own args.")
+                      "subtract(y, x) is minus subtract(x, y). Keep the kept op's own args.",
+                 hint_for=("sorts the args of every op (merges subtract(x, y) with "
+                           "subtract(y, x))",))
 def commutative_ops_only(eliminate_common_subexpressions):
     g = _g("""
     x = input()
@@ -378,7 +389,8 @@ def commutative_ops_only(eliminate_common_subexpressions):
 
 @checkpoint.test("eliminate_common_subexpressions",
                  hint="Rename an op's args through the replacements BEFORE making its key: "
-                      "once c2 became c1, add(x, c2) is add(x, c1), a repeat too.")
+                      "once c2 became c1, add(x, c2) is add(x, c1), a repeat too.",
+                 hint_for=("keys on the original args (misses repeats of repeats)",))
 def repeats_of_repeats(eliminate_common_subexpressions):
     g = _g("""
     x = input()
@@ -403,7 +415,8 @@ def repeats_of_repeats(eliminate_common_subexpressions):
 
 
 @checkpoint.test("eliminate_common_subexpressions",
-                 hint="Outputs are names too: rename them through the replacements.")
+                 hint="Outputs are names too: rename them through the replacements.",
+                 hint_for=("forgets to rename the outputs",))
 def renames_outputs(eliminate_common_subexpressions):
     g = _g("""
     x = input()
@@ -462,7 +475,8 @@ def folds_a_product_of_constants(constant_fold):
 
 @checkpoint.test("constant_fold", hint="Remember the values of the ops you fold: d reads c, "
                                        "which was folded just before, so d folds too. Look "
-                                       "at your new constants, not at the input graph's ops.")
+                                       "at your new constants, not at the input graph's ops.",
+                 hint_for=("no cascade: looks only at the input graph's const ops",))
 def folding_cascades(constant_fold):
     g = _g("""
     x = input()
@@ -488,7 +502,8 @@ def folding_cascades(constant_fold):
 
 @checkpoint.test("constant_fold", hint="ALL args must be constants: an op that reads an input "
                                        "(or anything computed from one) has no value until "
-                                       "the function is called.")
+                                       "the function is called.",
+                 hint_for=("folds an op with an input among its args (any instead of all)",))
 def an_input_blocks_folding(constant_fold):
     g = _g("""
     x = input()
@@ -535,7 +550,8 @@ def folds_arrays_and_reductions(constant_fold):
 
 
 @checkpoint.test("constant_fold", hint="Keep the folded op's name, so that the ops reading it "
-                                       "and the outputs need no change.")
+                                       "and the outputs need no change.",
+                 hint_for=("renames the folded op",))
 def folded_output_keeps_its_name(constant_fold):
     g = _g("""
     n = const(value=1.0)
@@ -601,7 +617,8 @@ def fuses_a_long_chain(fuse_elementwise):
 
 @checkpoint.test("fuse_elementwise", hint="A reduction (sum) is not elementwise: the op before "
                                           "it cannot be absorbed by it, and the chain after it "
-                                          "starts a new group.")
+                                          "starts a new group.",
+                 hint_for=("fuses into a reduction's input (ignores the reader's kind)",))
 def stops_at_a_reduction(fuse_elementwise):
     g = _g("""
     x = input()
@@ -623,7 +640,8 @@ def stops_at_a_reduction(fuse_elementwise):
 
 @checkpoint.test("fuse_elementwise", hint="A value read by two ops must be stored for both: "
                                           "absorb an op only when exactly one op reads it "
-                                          "(graph.users()).")
+                                          "(graph.users()).",
+                 hint_for=("fuses a value that has two readers",))
 def a_value_with_two_readers_is_stored(fuse_elementwise):
     g = _g("""
     x = input()
@@ -636,7 +654,8 @@ def a_value_with_two_readers_is_stored(fuse_elementwise):
 
 
 @checkpoint.test("fuse_elementwise", hint="An output must be stored: never absorb an op that "
-                                          "the graph returns.")
+                                          "the graph returns.",
+                 hint_for=("absorbs an output",))
 def an_output_is_not_absorbed(fuse_elementwise):
     g = _g("""
     x = input()
@@ -654,7 +673,8 @@ def an_output_is_not_absorbed(fuse_elementwise):
 
 
 @checkpoint.test("fuse_elementwise", hint="One op that reads a value twice is still its only "
-                                          "reader: users() lists each reader once.")
+                                          "reader: users() lists each reader once.",
+                 hint_for=("counts a reader twice when it reads the value twice",))
 def one_reader_reading_twice(fuse_elementwise):
     g = _g("""
     x = input()
@@ -725,7 +745,8 @@ def drops_a_multiply_by_one(simplify_identities):
 
 
 @checkpoint.test("simplify_identities", hint="0 + x and 1 * x are identities too: add and "
-                                             "multiply work both ways round.", stretch=True)
+                                             "multiply work both ways round.", stretch=True,
+                 hint_for=("identities on the right only",))
 def identities_on_the_left(simplify_identities):
     g = _g("""
     x = input()
@@ -746,7 +767,8 @@ def identities_on_the_left(simplify_identities):
 
 
 @checkpoint.test("simplify_identities", hint="0 - x is -x and 1 / x is a reciprocal: only "
-                                             "x - 0 and x / 1 give x back.", stretch=True)
+                                             "x - 0 and x / 1 give x back.", stretch=True,
+                 hint_for=("0 - x and 1 / x taken for x",))
 def subtract_and_divide_only_on_the_right(simplify_identities):
     text = """
     x = input()
@@ -787,7 +809,8 @@ def other_constants_stay(simplify_identities):
 
 @checkpoint.test("simplify_identities", hint="Rename an op's args through the ops dropped so "
                                              "far before you test it: then w = y * 1 with y = x + "
-                                             "0 goes too, and so do the outputs.", stretch=True)
+                                             "0 goes too, and so do the outputs.", stretch=True,
+                 hint_for=("tests the args before renaming them", "outputs not renamed"))
 def chains_and_outputs(simplify_identities):
     g = _g("""
     x = input()

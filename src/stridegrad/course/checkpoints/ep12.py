@@ -74,7 +74,8 @@ def windows_two_apart(window_layout):
 
 
 @checkpoint.test("window_layout", hint="Round the window count DOWN: (5 - 2) // 2 + 1 = 2; a "
-                                       "third window would stick out of the image.")
+                                       "third window would stick out of the image.",
+                 hint_for=("rounds the window count up",))
 def window_count_rounds_down(window_layout):
     expect(window_layout, (5, 5), (5, 1), (2, 2), (2, 2), returns=((2, 2, 2, 2), (10, 2, 5, 1)))
 
@@ -95,7 +96,8 @@ def channels_are_kept(window_layout):
 
 @checkpoint.test("window_layout", hint="Use the strides you are given, not row-major ones: a "
                                        "transposed image has strides (1, 4), and so do its "
-                                       "windows.")
+                                       "windows.",
+                 hint_for=("row-major strides instead of the given ones",))
 def transposed_image(window_layout):
     expect(window_layout, (4, 4), (1, 4), (2, 2), (1, 1), returns=((3, 3, 2, 2), (1, 4, 1, 4)))
 
@@ -144,7 +146,8 @@ def stride_two(im2col):
 
 
 @checkpoint.test("im2col", hint="Read x through its own strides (x.strides, in bytes): here x "
-                                "is a transposed view, [[0, 3, 6], [1, 4, 7], [2, 5, 8]].")
+                                "is a transposed view, [[0, 3, 6], [1, 4, 7], [2, 5, 8]].",
+                 hint_for=("assumes a contiguous input",))
 def transposed_input(im2col):
     x = np.arange(9.0).reshape(3, 3).T[None]
     # windows [0, 3, 1, 4], [3, 6, 4, 7], [1, 4, 2, 5], [4, 7, 5, 8]
@@ -153,7 +156,8 @@ def transposed_input(im2col):
 
 
 @checkpoint.test("im2col", hint="as_strided takes strides in BYTES: multiply element strides "
-                                "by x.itemsize (4 for float32, 8 for float64).")
+                                "by x.itemsize (4 for float32, 8 for float64).",
+                 hint_for=("element strides given to as_strided",))
 def float32_input(im2col):
     x = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
     # 1 x 2 windows: [0, 1], [1, 2], [3, 4], [4, 5]; row j = 0 then row j = 1
@@ -161,7 +165,8 @@ def float32_input(im2col):
 
 
 @checkpoint.test("im2col", hint="Return a new array: the reshape of the window view copies. "
-                                "Writing into the result must not change x.")
+                                "Writing into the result must not change x.",
+                 hint_for=("returns the view without copying",))
 def result_is_a_copy(im2col):
     # a 1 x 1 kernel is where a plain reshape of the window view is a view of x
     expect_array(im2col, np.arange(4.0).reshape(1, 2, 2), (1, 1), (1, 1),
@@ -177,7 +182,8 @@ def two_dimensional_input(im2col):
 
 
 @checkpoint.test("conv2d", hint="No flip: out[0, r, c] = sum of x[0, r + i, c + j] * w[0, 0, i, "
-                                "j]; the first is 0*1 + 1*2 + 3*3 + 4*4 = 27.")
+                                "j]; the first is 0*1 + 1*2 + 3*3 + 4*4 = 27.",
+                 hint_for=("flips the kernel (a true convolution)",))
 def cross_correlation_not_convolution(conv2d):
     x = np.arange(9.0).reshape(1, 3, 3)
     w = _a([[[[1, 2], [3, 4]]]])
@@ -219,7 +225,8 @@ def channels_and_bias(conv2d):
 
 @checkpoint.test("conv2d", hint="Flatten the weight in the order of im2col's rows, (c, i, j): "
                                 "here w[0, 0, 0, 1] = 1 reads x[0, 0, 1] = 2 and w[0, 1, 1, 0] "
-                                "= 10 reads x[1, 1, 0] = 7: 2 + 70 = 72.")
+                                "= 10 reads x[1, 1, 0] = 7: 2 + 70 = 72.",
+                 hint_for=("weight flattened as (kh, kw, C)",))
 def weight_order_matches_the_columns(conv2d):
     x = _a([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
     w = _a([[[[0, 1], [0, 0]], [[0, 0], [10, 0]]]])  # (1, 2, 2, 2)
@@ -228,7 +235,8 @@ def weight_order_matches_the_columns(conv2d):
 
 @checkpoint.test("conv2d", hint="Input (3, 4, 4) and weight (8, 1, 3, 3) disagree on the "
                                 "channels: raise ValueError naming the weight's shape (8, 1, 3, "
-                                "3), before NumPy's matmul complains about something else.")
+                                "3), before NumPy's matmul complains about something else.",
+                 hint_for=("no channel check",))
 def channel_mismatch(conv2d):
     expect(conv2d, np.zeros((3, 4, 4)), np.zeros((8, 1, 3, 3)), raises=ValueError,
            naming=((8, 1, 3, 3),))
@@ -239,14 +247,16 @@ def channel_mismatch(conv2d):
 
 @checkpoint.test("col2im", hint="Overlapping windows ADD: with all-ones columns each pixel of "
                                 "a 3 x 3 image gets the number of 2 x 2 windows covering it, "
-                                "4 in the middle.")
+                                "4 in the middle.",
+                 hint_for=("assigns instead of adding",))
 def overlaps_add_up(col2im):
     expect_array(col2im, np.ones((4, 4)), (1, 3, 3), (2, 2), (1, 1),
                  returns=[[[1, 2, 1], [2, 4, 2], [1, 2, 1]]])
 
 
 @checkpoint.test("col2im", hint="Add, don't assign: pixel 1 is in both windows and gets 10 "
-                                "(from window 0) + 2 (from window 1) = 12.")
+                                "(from window 0) + 2 (from window 1) = 12.",
+                 hint_for=("assigns instead of adding",))
 def values_add_up(col2im):
     # windows at x = 0 and x = 1, two pixels each: row j = 0 is [1, 2], row j = 1 is [10, 20]
     expect_array(col2im, _a([[1, 2], [10, 20]]), (1, 1, 3), (1, 2), (1, 1),
@@ -290,14 +300,16 @@ def wrong_cols_shape(col2im):
 
 @checkpoint.test("max_pool2d", hint="2 x 2 windows 2 apart (the stride defaults to the "
                                     "kernel): the maxima of arange(16) as 4 x 4 are 5, 7, 13, "
-                                    "15.")
+                                    "15.",
+                 hint_for=("stride defaults to 1",))
 def stride_defaults_to_the_kernel(max_pool2d):
     expect_array(max_pool2d, np.arange(16.0).reshape(1, 4, 4), (2, 2),
                  returns=[[[5, 7], [13, 15]]])
 
 
 @checkpoint.test("max_pool2d", hint="The maximum of negative numbers is negative: do not start "
-                                    "from 0.")
+                                    "from 0.",
+                 hint_for=("starts the maximum at 0",))
 def negative_values(max_pool2d):
     expect_array(max_pool2d, -np.arange(16.0).reshape(1, 4, 4), (2, 2),
                  returns=[[[0, -2], [-8, -10]]])
@@ -311,7 +323,8 @@ def overlapping_windows(max_pool2d):
 
 
 @checkpoint.test("max_pool2d", hint="Each channel is pooled on its own: [[1, 2], [3, 4]] -> 4 "
-                                    "and [[8, 7], [6, 5]] -> 8, shape (2, 1, 1).")
+                                    "and [[8, 7], [6, 5]] -> 8, shape (2, 1, 1).",
+                 hint_for=("pools across channels too",))
 def channels_stay_apart(max_pool2d):
     x = _a([[[1, 2], [3, 4]], [[8, 7], [6, 5]]])
     expect_array(max_pool2d, x, (2, 2), returns=[[[4]], [[8]]])
@@ -342,7 +355,8 @@ def one_by_one_kernel(conv2d_input_grad):
 
 @checkpoint.test("conv2d_input_grad", points=2,
                  hint="One output value read the whole 2 x 2 image: its gradient puts the "
-                      "kernel back on the pixels, unflipped.")
+                      "kernel back on the pixels, unflipped.",
+                 hint_for=("flips the kernel",))
 def kernel_comes_back_unflipped(conv2d_input_grad):
     expect_array(conv2d_input_grad, _a([[[1]]]), _a([[[[1, 2], [3, 4]]]]), (1, 2, 2),
                  returns=[[[1, 2], [3, 4]]])
@@ -358,7 +372,8 @@ def overlapping_windows_add(conv2d_input_grad):
 
 @checkpoint.test("conv2d_input_grad", points=2,
                  hint="With padding the gradient of the padded image is cut back to the input's "
-                      "(1, 2, 2): every one of the 4 windows read every pixel.")
+                      "(1, 2, 2): every one of the 4 windows read every pixel.",
+                 hint_for=("keeps the padding",))
 def padding_is_cut_off(conv2d_input_grad):
     expect_array(conv2d_input_grad, np.ones((1, 2, 2)), np.ones((1, 1, 3, 3)), (1, 2, 2), 1, 1,
                  returns=[[[4, 4], [4, 4]]])
@@ -410,7 +425,8 @@ def stride_two_leaves_one_window(conv2d_weight_grad):
 
 @checkpoint.test("conv2d_weight_grad", hint="Padding adds zeros around x first: a 2 x 2 image "
                                             "padded by 1 gives nine windows, each kernel entry "
-                                            "meets every pixel once.", stretch=True)
+                                            "meets every pixel once.", stretch=True,
+                 hint_for=("forgets the padding",))
 def padding_counts_zeros(conv2d_weight_grad):
     expect_array(conv2d_weight_grad, _a([[[1, 2], [3, 4]]]), np.ones((1, 3, 3)), (1, 1, 2, 2),
                  1, 1, returns=[[[[10, 10], [10, 10]]]])
