@@ -199,10 +199,12 @@ def two_points(line_grads):
     expect(line_grads, 1.0, 0.0, [1.0, 2.0], [0.0, 0.0], returns=(5.0, 3.0))
 
 
-@checkpoint.test("line_grads", hint="dL/db has no x in it: here x = -1 and 1, residuals [0, 2], "
-                                    "so dL/dw = (2/2)(0 * -1 + 2 * 1) = 2 and dL/db = 2.")
+@checkpoint.test("line_grads", hint="dL/db has no x in it: here x = -1 and 2, residuals [0, 3], "
+                                    "so dL/dw = (2/2)(0 * -1 + 3 * 2) = 6 and "
+                                    "dL/db = (2/2)(0 + 3) = 3.",
+                 hint_for=("x in the bias gradient too",))
 def bias_gradient_has_no_x(line_grads):
-    expect(line_grads, 1.0, 1.0, [-1.0, 1.0], [0.0, 0.0], returns=(2.0, 2.0))
+    expect(line_grads, 1.0, 1.0, [-1.0, 2.0], [0.0, 0.0], returns=(6.0, 3.0))
 
 
 @checkpoint.test("line_grads", hint="Residuals [-1.05, 1.25, -2.8]: dL/dw = (2/3)(6.95), "
