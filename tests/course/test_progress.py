@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 
 from stridegrad.course.progress import Progress, ProgressLine
 
@@ -86,9 +87,12 @@ def test_a_terminal_gets_one_line_rewritten_in_place(monkeypatch):
     assert out2.getvalue().count("\n") == 1
 
 
-def test_ctrl_c_in_a_terminal_stops_every_worker(tmp_path):
-    """SIGINT, as a terminal sends it, to `stridegrad grade`: exit 130, the finished
-    notebook's result written, the hanging notebook's worker gone."""
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_in_a_terminal_stops_every_worker(tmp_path, sig, code):
+    """SIGINT, as a terminal sends it, or SIGTERM, as Slurm's scancel and Kubernetes
+    send it, to `stridegrad grade`: exit 130 (143), the finished notebook's result
+    written, the hanging notebook's worker gone."""
     sub = tmp_path / "sub"
     pid_file = tmp_path / "worker.pid"
     for student, text in (
@@ -113,7 +117,7 @@ def test_ctrl_c_in_a_terminal_stops_every_worker(tmp_path):
             assert time.monotonic() < deadline and proc.poll() is None, first
             time.sleep(0.05)
         worker = int(pid_file.read_text())
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -124,9 +128,10 @@ def test_ctrl_c_in_a_terminal_stops_every_worker(tmp_path):
             except ProcessLookupError:
                 pass
     assert first.startswith("[1/2] 50%  1 not graded"), first
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert "interrupted: stopped 1 running notebook; writing the 1 of 2 finished" in stdout
-    assert "stridegrad grade: interrupted (the results finished before are written)" in err
+    by = " by SIGTERM" if sig == signal.SIGTERM else ""
+    assert f"stridegrad grade: interrupted{by} (the results finished before are written)" in err
     assert not os.path.exists(f"/proc/{worker}")  # killed and reaped, not left behind
     with open(out / STEM / "totals.csv", newline="") as f:
         assert [(r["student"], r["status"]) for r in csv.DictReader(f)] == \

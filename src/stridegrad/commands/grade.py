@@ -98,6 +98,7 @@ def configure(p):
 
 
 def run(args) -> int:
+    import signal
     import sys
 
     from stridegrad.commands import CommandError
@@ -106,6 +107,15 @@ def run(args) -> int:
 
     # on a terminal one line updated in place; in a log a line per tenth or 10 s
     progress = ProgressLine(sys.stderr)
+    # SIGTERM (Slurm's scancel or time limit, Kubernetes evicting a pod) stops the run as
+    # Ctrl-C does: every worker killed, the finished results written; exit 128 + 15
+    signals = []
+
+    def on_term(signum, frame):
+        signals.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
     try:
         grade(args.submitted, args.lesson, args.out, timeout=args.timeout, memory=args.memory,
               jobs=args.jobs, extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
@@ -117,9 +127,11 @@ def run(args) -> int:
         raise CommandError(str(exc)) from None
     except KeyboardInterrupt:
         progress.close()
-        print("stridegrad grade: interrupted (the results finished before are written)",
-              file=sys.stderr)
-        return 130
+        print("stridegrad grade: interrupted" + (" by SIGTERM" if signals else "") +
+              " (the results finished before are written)", file=sys.stderr)
+        return 143 if signals else 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 
