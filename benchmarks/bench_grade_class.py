@@ -66,7 +66,9 @@ def main() -> None:
     p.add_argument("--sizes", type=int, nargs="+", default=[40, 300])
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args()
-    rows = []
+    print(f"grading lesson {STEM} in the sandbox, --jobs {args.jobs}, default limits")
+    print(f"{'notebooks':>9} {'wall s':>8} {'s/notebook':>11} {'slowest s':>10}  mix",
+          flush=True)
     for n in args.sizes:
         with tempfile.TemporaryDirectory(prefix="stridegrad-class-") as tmp:
             counts = _class(Path(tmp) / "submitted", n)
@@ -79,11 +81,7 @@ def main() -> None:
             raise SystemExit(f"{n} submissions: not graded: {bad}")
         slowest = max(g.seconds for g in grades)
         mix = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-        rows.append((n, wall, wall / n, slowest, mix))
-    print(f"\ngrading lesson {STEM} in the sandbox, --jobs {args.jobs}, default limits")
-    print(f"{'notebooks':>9} {'wall s':>8} {'s/notebook':>11} {'slowest s':>10}  mix")
-    for n, wall, per, slowest, mix in rows:
-        print(f"{n:>9} {wall:>8.1f} {per:>11.2f} {slowest:>10.1f}  {mix}")
+        print(f"{n:>9} {wall:>8.1f} {wall / n:>11.2f} {slowest:>10.1f}  {mix}", flush=True)
 
 
 if __name__ == "__main__":
