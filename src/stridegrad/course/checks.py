@@ -797,6 +797,18 @@ def misconception_outcomes(checkpoint: Checkpoint, exercise: str,
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
 
 
+def _masked(o):
+    return (o[0], _NUMBER.sub("#", o[1]))
+
+
+def _alike(m: Any, theirs: Any, o: Any) -> bool:
+    """Does misconception ``m``'s outcome on a test (``theirs``) look like the learner's
+    (``o``)? The same, or for a misconception marked ``varies`` (counts and timings
+    that change from run to run) the same but for the numbers in them."""
+    return theirs == o or (getattr(m, "varies", False) and theirs is not None
+                           and _masked(theirs) == _masked(o))
+
+
 def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
     """The misconception whose outcomes are the learner's: the same on every test;
     failing that, the only one marked ``varies`` (its results hold counts or timings
@@ -806,12 +818,8 @@ def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
     for m, theirs in known:
         if all(theirs.get(t) == o for t, o in outcomes.items()):
             return m
-
-    def masked(o):
-        return (o[0], _NUMBER.sub("#", o[1]))
-
     close = [m for m, theirs in known if getattr(m, "varies", False)
-             and all(t in theirs and masked(theirs[t]) == masked(o) for t, o in outcomes.items())]
+             and all(_alike(m, theirs.get(t), o) for t, o in outcomes.items())]
     return close[0] if len(close) == 1 else None
 
 
@@ -866,7 +874,7 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                 r.cause = cause
             test = tests.get(r.test)
             if test is not None and test.hint_for and (match is not None or not any(
-                    m.label in test.hint_for and theirs.get(r.test) == outcomes[r.test]
+                    m.label in test.hint_for and _alike(m, theirs.get(r.test), outcomes[r.test])
                     for m, theirs in known)):
                 r.hint = ""
         first = next((r for r in rows if r.status in _FAILED and not r.hidden), None)

@@ -373,7 +373,8 @@ def no_cycles_no_garbage(count_cycle_garbage):
 
 @checkpoint.test("count_cycle_garbage", hint="Drop what build() returns before you collect "
                                              "(do not keep it in a variable): 50 pairs of lists "
-                                             "that hold each other are 100 objects.")
+                                             "that hold each other are 100 objects.",
+                 hint_for=("keeps the result alive",))
 def counts_the_cycles_of_the_result(count_cycle_garbage):
     got = _with_gc(True, lambda: count_cycle_garbage(lambda: _pairs(50)))
     if got != 100:
@@ -381,7 +382,8 @@ def counts_the_cycles_of_the_result(count_cycle_garbage):
 
 
 @checkpoint.test("count_cycle_garbage", hint="Call gc.collect() once BEFORE build(): garbage "
-                                             "that was there already is not build's.")
+                                             "that was there already is not build's.",
+                 hint_for=("no collection before build",))
 def older_garbage_is_not_counted(count_cycle_garbage):
     def run():
         _pairs(30)  # 60 objects of garbage, left for the collector
@@ -393,7 +395,8 @@ def older_garbage_is_not_counted(count_cycle_garbage):
 
 @checkpoint.test("count_cycle_garbage", hint="Switch the automatic collector off (gc.disable()) "
                                              "before build(): otherwise it frees some cycles "
-                                             "while build runs and you count too few.")
+                                             "while build runs and you count too few.",
+                 hint_for=("leaves the automatic collector on",))
 def automatic_collector_is_off_during_build(count_cycle_garbage):
     def build():
         for _ in range(3000):  # each pair is dropped at once: garbage while build runs
@@ -406,7 +409,8 @@ def automatic_collector_is_off_during_build(count_cycle_garbage):
 
 
 @checkpoint.test("count_cycle_garbage", hint="Turn the collector back on afterwards, and only if "
-                                             "it was on before (gc.isenabled()).")
+                                             "it was on before (gc.isenabled()).",
+                 hint_for=("always switches the collector on",))
 def collector_state_is_restored(count_cycle_garbage):
     after_on = _with_gc(True, lambda: (count_cycle_garbage(lambda: None), gc.isenabled())[1])
     after_off = _with_gc(False, lambda: (count_cycle_garbage(lambda: None), gc.isenabled())[1])
@@ -416,7 +420,8 @@ def collector_state_is_restored(count_cycle_garbage):
 
 
 @checkpoint.test("count_cycle_garbage", hint="Use try/finally, so that the collector is switched "
-                                             "back on even when build() raises.")
+                                             "back on even when build() raises.",
+                 hint_for=("no try/finally",))
 def collector_is_restored_when_build_raises(count_cycle_garbage):
     def build():
         raise ValueError("build failed")
