@@ -1,10 +1,10 @@
 """How long a class takes to grade: 40 and 300 submissions of lesson 01, in the sandbox.
 
-    python benchmarks/bench_grade_class.py [--sizes 40 300] [--jobs 2]
+    python benchmarks/bench_grade_class.py [--sizes 40 300] [--jobs 2] [--looping-every 40]
 
 A class is a realistic mix, in this order, repeated: the solution (full marks), the
 untouched lesson (zero), a partial one (two of the four exercises solved), and one
-submission in forty whose ``numel`` never returns (it costs its own tests their
+submission in forty (``--looping-every``; 0: none) whose ``numel`` never returns (it costs its own tests their
 ``--test-timeout`` and its cells their ``--cell-timeout``, the grader's defaults).
 Each size is graded once, with the grader's default limits, into a fresh gradebook;
 the table gives the wall time, the time per notebook and the slowest notebook.
@@ -49,11 +49,12 @@ def _cells(kind: str) -> dict:
     return lesson
 
 
-def _class(folder: Path, n: int) -> dict[str, int]:
+def _class(folder: Path, n: int, looping_every: int) -> dict[str, int]:
     kinds = {kind: json.dumps(_cells(kind)) for kind in ("full", "blank", "partial", "looping")}
     counts = dict.fromkeys(kinds, 0)
     for k in range(n):
-        kind = "looping" if k % 40 == 39 else ("full", "blank", "partial")[k % 3]
+        looping = looping_every and k % looping_every == looping_every - 1
+        kind = "looping" if looping else ("full", "blank", "partial")[k % 3]
         counts[kind] += 1
         target = folder / f"student{k:03d}" / STEM / f"{STEM}.ipynb"
         target.parent.mkdir(parents=True)
@@ -65,13 +66,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[40, 300])
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--looping-every", type=int, default=40)
     args = p.parse_args()
     print(f"grading lesson {STEM} in the sandbox, --jobs {args.jobs}, default limits")
     print(f"{'notebooks':>9} {'wall s':>8} {'s/notebook':>11} {'slowest s':>10}  mix",
           flush=True)
     for n in args.sizes:
         with tempfile.TemporaryDirectory(prefix="stridegrad-class-") as tmp:
-            counts = _class(Path(tmp) / "submitted", n)
+            counts = _class(Path(tmp) / "submitted", n, args.looping_every)
             t0 = time.perf_counter()
             grades = grade(Path(tmp) / "submitted", "01", Path(tmp) / "out", jobs=args.jobs,
                            log=lambda s: None)
