@@ -145,7 +145,7 @@ def test_lesson_meets_the_standard():
     for needle in ("By the end you can", "Where this is in PyTorch and NumPy", "Going further",
                    "torch.nn.functional.unfold", "sliding_window_view", "as_strided",
                    "bytes", "Winograd", "FFT", "implicit GEMM", "plt.show()",
-                   "(stretch)", "sg.nn.Conv2d", "sg.nn.MaxPool2d", "sg.nn.Flatten"):
+                   "## Stretch (optional)", "sg.nn.Conv2d", "sg.nn.MaxPool2d", "sg.nn.Flatten"):
         assert needle in text, needle
     assert 3 <= text.count("#| exercise:") - len(CP.stretch_exercises) <= 6
 
