@@ -38,7 +38,7 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -467,6 +467,14 @@ class Row:
         return dict(self.__dict__)
 
 
+def tally(rows: Iterable[Row], *, stretch: bool = False) -> tuple[int, int]:
+    """(points, max points) of the rows of the lesson's exercises, or with
+    ``stretch=True`` of its optional stretch exercises (counted apart, never in the
+    lesson's total)."""
+    mine = [r for r in rows if r.stretch == stretch]
+    return sum(r.points for r in mine), sum(r.max_points for r in mine)
+
+
 @dataclass
 class CheckResult:
     """What :func:`check` found: per-test rows and the score."""
@@ -479,20 +487,20 @@ class CheckResult:
     @property
     def score(self) -> int:
         """Points of the lesson's exercises (an optional stretch exercise's are apart)."""
-        return sum(r.points for r in self.rows if not r.stretch)
+        return tally(self.rows)[0]
 
     @property
     def max_score(self) -> int:
-        return sum(r.max_points for r in self.rows if not r.stretch)
+        return tally(self.rows)[1]
 
     @property
     def stretch_score(self) -> int:
         """Points of the optional stretch exercises."""
-        return sum(r.points for r in self.rows if r.stretch)
+        return tally(self.rows, stretch=True)[0]
 
     @property
     def stretch_max_score(self) -> int:
-        return sum(r.max_points for r in self.rows if r.stretch)
+        return tally(self.rows, stretch=True)[1]
 
     @property
     def passed(self) -> bool:

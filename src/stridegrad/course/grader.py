@@ -61,6 +61,7 @@ from stridegrad.course.checks import (
     Row,
     load_checkpoint,
     load_checkpoint_file,
+    tally,
 )
 from stridegrad.course.gradebook import (
     EXERCISES_COLUMNS,
@@ -154,20 +155,20 @@ class StudentGrade:
     def points(self) -> int:
         """The lesson's points: an optional stretch exercise's are not in the total (as
         in ``check()`` and in nbgrader, where its check cell is not a grade cell)."""
-        return sum(r.points for r in self.rows if not r.stretch)
+        return tally(self.rows)[0]
 
     @property
     def max_points(self) -> int:
-        return sum(r.max_points for r in self.rows if not r.stretch)
+        return tally(self.rows)[1]
 
     @property
     def stretch_points(self) -> int:
         """Points of the optional stretch exercises (extra credit, outside the total)."""
-        return sum(r.points for r in self.rows if r.stretch)
+        return tally(self.rows, stretch=True)[0]
 
     @property
     def stretch_max(self) -> int:
-        return sum(r.max_points for r in self.rows if r.stretch)
+        return tally(self.rows, stretch=True)[1]
 
 
 def _worker_env() -> dict:
