@@ -110,11 +110,12 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 # strides are `(6, 1)`. In the `(2, 3, 4)` picture they are `(12, 4, 1)`: one
 # step along the first axis skips a whole 3 × 4 block.
 #
-# Work from the right: the last axis has stride 1, and each stride is the
-# stride to its right times the size to its right. (Our strides count
-# *elements*; NumPy's count bytes, more on that at the end.)
+# Before you write anything, find the rule yourself: what would the strides of
+# a `(5, 2, 3)` array be, and which sizes did you use to get each one? (Our
+# strides count *elements*; NumPy's count bytes, more on that at the end.)
+# `hint("01", "contiguous_strides")` when you want a nudge.
 #
-# One corner case: a size of 0 counts as 1 in that product, as in NumPy. An
+# One corner case: a size of 0 counts as 1 in that computation, as in NumPy. An
 # empty array has no elements, so any strides would address them all; counting
 # 0 as 1 keeps every stride above 0, because a stride of 0 means something
 # else (repeating one element, episode 04). So `(3, 0, 2)` has strides
@@ -158,10 +159,11 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 # ## Exercise 4 · `offset_to_index`: and back
 #
 # The reverse question: which index sits at position 23 of a `(2, 3, 4)`
-# array? Peel the axes off from the right, like reading the digits of a
-# number in a mixed base: `23 % 4 = 3` is the last index, then `23 // 4 = 5`
-# carries on to the next axis, `5 % 3 = 2`, `5 // 3 = 1`, and the first index
-# is `1`. So the answer is `(1, 2, 3)`.
+# array? Counting in the picture says `(1, 2, 3)`, and position 9 is
+# `(0, 2, 1)`. Find a computation that gets there from 23 and the shape alone.
+# It helps to remember how you would get the digits `1, 2, 3` out of the
+# number 123 with `%` and `//`; here each axis is a "digit" with its own base,
+# its size.
 #
 # An offset outside `range(numel(shape))` has no index: raise a `ValueError`
 # that names the offset and the shape. Your `numel` from exercise 1 helps.

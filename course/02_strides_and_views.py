@@ -163,9 +163,9 @@ plt.show()
 # order, exactly like a fresh array. Then it can be handed as one block to
 # code that knows nothing of strides (a C loop, a BLAS call, a file write).
 #
-# Test it by comparing with the strides a fresh array of this shape would
-# have, from the right: the last stride must be 1, the next one the size to
-# its right times that, and so on. Two details make it NumPy's rule:
+# Your `contiguous_strides` knows what a fresh array of this shape looks like;
+# how does a contiguous view differ from it, if at all? Two details make it
+# NumPy's rule:
 #
 # - an axis of **size 1** is never stepped along, so its stride does not
 #   matter: skip it;

@@ -177,13 +177,12 @@ plt.show()
 # %% [markdown]
 # ## Exercise 4 · `sum_axis`: sum along one axis
 #
-# Here is the trick that makes this short. Take the view **without** the
-# reduced axis: drop its size and its stride. Its `iter_offsets` are exactly
-# the starting positions of the groups to add, one per output, already in
-# row-major order of the result. From each start, step `strides[axis]` cells,
-# `shape[axis]` times, adding as you go. For `m` and `axis=0`: the view
-# without axis 0 is shape `(3,)`, stride `(1,)`, so starts `0, 1, 2`, and each
-# adds the cell 3 further on.
+# Each output adds up one **lane**: the elements whose indices differ only
+# along `axis`. For `m` and `axis=0` there are three lanes, starting at cells
+# `0, 1, 2`, and each adds the cell 3 further on. The question is how to find
+# where every lane starts, for any strides, in the order of the result. Your
+# `iter_offsets` can answer it, given the right view. There is a short
+# solution; `hint("03", "sum_axis")` gives it in steps.
 #
 # Return `(values, shape)`. A negative `axis` counts from the end (`-1` is the
 # last axis); an axis that does not exist is a `ValueError`. An axis of size 0

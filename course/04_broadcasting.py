@@ -99,11 +99,11 @@ plt.show()
 # %% [markdown]
 # ## Exercise 1 · `broadcast_shapes`: the shape of the result
 #
-# Write the rules as a function of any number of shapes. Start from a result
-# of all 1s as long as the longest shape, then go through the shapes and, for
-# each column counted from the right, let a size other than 1 set the result
-# (or clash with it). When sizes clash, raise a `ValueError` whose message
-# names both shapes, so the person reading it knows what to fix.
+# Write the three rules as a function of any number of shapes (none at all
+# gives `()`). When sizes clash, raise a `ValueError` whose message names both
+# shapes, so the person reading it knows what to fix. Run the table's rows
+# through your function: taking the larger size of each column would pass
+# every row but the last.
 
 # %%
 #| exercise: stridegrad.array.layout.broadcast_shapes

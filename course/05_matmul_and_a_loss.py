@@ -82,12 +82,12 @@ print("b.T strides", bt.strides, "  same storage:", bt.storage is b.storage)
 # %% [markdown]
 # ## Exercise 1 · `matmul_2d`: the product of two strided matrices
 #
-# Write the triple loop over flat storage. For each `(i, j)`, walk row `i` of
-# `a` and column `j` of `b` together, `k` steps, summing the products, and
-# append the sum: the result is the flat, row-major storage of the `(n, m)`
-# product. Use the strides you are given, never assume they are contiguous:
-# the checkpoint hands you transposed and broadcast views. If the inner sizes
-# differ, raise a `ValueError` naming both shapes.
+# Entry `(i, j)` of the product is row `i` of `a` times column `j` of `b`:
+# `sum_p a[i, p] * b[p, j]`. Compute every entry straight from flat storage,
+# and return the flat, row-major storage of the `(n, m)` product. Use the
+# strides you are given, never assume they are contiguous: the checkpoint
+# hands you transposed and broadcast views. If the inner sizes differ, raise a
+# `ValueError` naming both shapes.
 
 # %%
 #| exercise: matmul_2d

@@ -188,10 +188,11 @@ except ValueError as err:
 # %% [markdown]
 # ## Exercise 1 · `unbroadcast`
 #
-# Write the real thing. Count the added axes as `grad.ndim - len(shape)` and
-# sum over them; then find the axes where `shape` has a 1 but the gradient
-# does not, and sum over those with `keepdims=True`. Return an array of exactly
-# `shape` (for `shape == ()` a 0-d array or NumPy number is fine).
+# Write the real thing: given the gradient of a broadcast result and the shape
+# the operand had before broadcasting, return the operand's gradient. Episode
+# 04's rules tell you which two kinds of axes broadcasting makes; each needs
+# summing in its own way. Return an array of exactly `shape` (for
+# `shape == ()` a 0-d array or NumPy number is fine).
 
 # %%
 #| exercise: stridegrad.course.reference.unbroadcast
@@ -274,17 +275,17 @@ print("yours: ", max_backward(x.numpy(), np.array([10.0, 20.0]), axis=1).tolist(
 # Take `out = a @ b` with `a` of shape `(n, k)` and `b` of shape `(k, m)`, so
 # `out` and its gradient `G` are `(n, m)`. The shape rule says `grad_a` is
 # `(n, k)` and `grad_b` is `(k, m)`. Only one product of `G`, `a` and `b`
-# (transposed or not) has each shape:
+# (transposed or not) has each shape; fill in the last column on paper:
 #
 # | want | shape | built from | product |
 # |---|---|---|---|
-# | `grad_a` | `(n, k)` | `G (n, m)` and `b (k, m)` | `G @ b.T` : `(n, m) @ (m, k)` |
-# | `grad_b` | `(k, m)` | `a (n, k)` and `G (n, m)` | `a.T @ G` : `(k, n) @ (n, m)` |
+# | `grad_a` | `(n, k)` | `G (n, m)` and `b (k, m)` | ? |
+# | `grad_b` | `(k, m)` | `a (n, k)` and `G (n, m)` | ? |
 #
-# The entries agree: `out[i, j] = sum_p a[i, p] * b[p, j]`, so
-# `dL/da[i, p] = sum_j G[i, j] * b[p, j]`, which is row `i` of `G` times row `p`
-# of `b`, i.e. `(G @ b.T)[i, p]`. Shapes catch most mistakes here, but not on
-# square matrices: a missing transpose there fits and is wrong.
+# Then make sure the entries agree, not only the shapes: write
+# `out[i, j] = sum_p a[i, p] * b[p, j]` and ask which entries of `G` and `b`
+# `dL/da[i, p]` collects. Shapes catch most mistakes here, but not on square
+# matrices: a missing transpose there fits and is wrong.
 
 # %%
 #| exercise: stridegrad.course.reference.matmul_backward

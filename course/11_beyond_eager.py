@@ -363,9 +363,9 @@ print(dead.users())
 # %% [markdown]
 # Write `eliminate_dead_code(graph)`: a new graph with only the ops some output
 # needs, in their original order. `input` ops always stay: they are the
-# function's arguments, needed or not. Because every op comes after the ops it
-# reads, a single walk from the **last op to the first** sees each op after
-# all of its users: keep a set of needed names, starting with the outputs.
+# function's arguments, needed or not. An op is needed when an output reads
+# it, directly or through other needed ops. Every op comes after the ops it
+# reads: use that order to find them all in one walk, with no recursion.
 
 # %%
 #| exercise: stridegrad.course.compiler.eliminate_dead_code

@@ -287,11 +287,11 @@ except ValueError as err:
 # %% [markdown]
 # ## Exercise 4 · `col2im`: add every window back
 #
-# Loop over the `kh * kw` kernel offsets `(i, j)`: row `(c, i, j)` of `cols`,
-# reshaped to `(OH, OW)`, belongs at the pixels `i, i + sh, i + 2 sh, ...` and
-# `j, j + sw, ...` of channel `c`, one strided slice of the output. Add it
-# there with `+=`. (`np.add.at` works too, and is slower.) Leave `cols` as it
-# is.
+# Build `dx` (zeros of the image's shape) and add every entry of `cols` back to
+# the pixel it was copied from. A loop over all `C * kh * kw * OH * OW` entries
+# works but is slow; the row of `cols` for one kernel offset `(c, i, j)` lands
+# on a regular pattern of pixels, so a few strided slices can do it all.
+# (`np.add.at` works too, and is slower.) Leave `cols` as it is.
 
 # %%
 #| exercise: stridegrad.course.reference_conv.col2im

@@ -430,9 +430,9 @@ def backward_of_a_leaf(backward):
 
 # ------------------------------------------------------------------ central_difference
 
-@checkpoint.test("central_difference", hint="Central difference: (f(x + h) - f(x - h)) / (2h). "
-                                            "For x**2 it is exact, 2x = 6; the forward difference "
-                                            "(f(x + h) - f(x)) / h gives 6.1.")
+@checkpoint.test("central_difference", hint="Nudge xs[i] by h both ways, and divide the change "
+                                            "in f by the distance between the two points, 2h. "
+                                            "For x**2 that is exact: 2x = 6.")
 def central_difference_of_a_square(central_difference):
     got = central_difference(lambda v: v[0] ** 2, [3.0], 0, h=0.1)
     _check_number("central_difference(x**2, [3.0], 0, h=0.1)", got, 6.0)

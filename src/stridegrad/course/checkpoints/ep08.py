@@ -348,8 +348,9 @@ def a_uniform_gradient_gives_zero(softmax_backward):
     expect_array(softmax_backward, _a(0.5, 0.3, 0.2), _a(2, 2, 2), returns=[0, 0, 0])
 
 
-@checkpoint.test("softmax_backward", hint="Every output depends on every input of its row: "
-                                          "y = [0.5, 0.3, 0.2], grad = [0, 1, 0] moves all three.",
+@checkpoint.test("softmax_backward", hint="Every output depends on every input of its row, so "
+                                          "each score's gradient collects a term from every output "
+                                          "of the row.",
                  stretch=True)
 def softmax_backward_of_three_classes(softmax_backward):
     expect_array(softmax_backward, _a(0.5, 0.3, 0.2), _a(0, 1, 0), returns=[-0.15, 0.21, -0.06])
