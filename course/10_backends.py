@@ -691,10 +691,12 @@ else:
 # matrix product with your `time_op`, on the python device (`stridegrad.array`)
 # and the cpu device (NumPy), plus plain Python lists for the elementwise case.
 #
-# Read the log-log plot from left to right: lists are the fastest for a
-# handful of numbers (every NumPy call has a fixed cost, a fraction of a
-# microsecond), then NumPy's tiny per-element cost wins, for good. The size where the curves
-# cross is the **crossover**. Your numbers will differ; the shape will not.
+# Read the log-log plot from left to right: for a handful of numbers lists
+# keep up with NumPy or beat it (every NumPy call has a fixed cost, roughly half
+# a microsecond to a microsecond on a laptop CPU, and `x * y + x` makes two
+# calls), then NumPy's tiny per-element cost wins, for good. The size where the
+# curves cross is the **crossover**. Your numbers will differ; the shape will
+# not.
 
 # %%
 def crossover(sizes, slow_small, fast_large):

@@ -753,7 +753,9 @@ else:
 # Traced code is full of arithmetic that does nothing: `x * 1` from a scale
 # left at its default, `x + 0` from a bias initialised to zero. A pass that
 # removes them lets the next passes (and the fuser) see shorter chains. Write
-# it in the same style as the passes above. Only the contract below to go on;
+# it in the same style as the passes above. (Whether `x + 0.0` really equals
+# `x` for every float is a fair question; Going further 1 comes back to it.
+# Here, treat the two as equal.) Only the contract below to go on;
 # `hint("11", "simplify_identities")` when you want it. Its points are counted
 # apart from the lesson's.
 
@@ -834,12 +836,13 @@ def simplify_identities(graph):
 # %% [markdown]
 # ## Going further
 #
-# 1. **Algebraic simplification.** Write a pass that rewrites `multiply(x, c)`
-#    with `c` a constant 1.0 into `x`, `add(x, c)` with `c` = 0.0 into `x`, and
-#    `negative(negative(x))` into `x`, renaming users as CSE does. Two traps:
-#    with a constant *array* of ones the product may be **larger** than `x`
-#    (broadcasting), and `x + 0.0` is not `x` when `x` is `-0.0` (the sum is
-#    `+0.0`). Which rewrites are still exact?
+# 1. **When is an identity exact?** Your `simplify_identities` treats
+#    `x + 0.0` and `x * 1.0` as `x`. Two traps: with a constant *array* of ones
+#    the product may be **larger** than `x` (broadcasting), and `x + 0.0` is
+#    not `x` when `x` is `-0.0` (the sum is `+0.0`, and `1 / x` changes sign).
+#    Which of its rewrites are exact for every float, and which would a
+#    careful compiler keep for a "fast math" mode? Add
+#    `negative(negative(x)) -> x`: is that one exact?
 # 2. **Peephole on the training step.** The step's graph above has
 #    `mT(permute_dims(w, (1, 0)))`: transposing twice. Write a pass over the
 #    library's IR that replaces such a pair by `w`, and measure how many nodes

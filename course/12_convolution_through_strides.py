@@ -158,9 +158,10 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 # is free (episode 02); the reshape cannot be a view when the windows overlap
 # (episode 02's `reshape_strides` would say `None`), so this is the one place
 # where the data is copied: up to `kh * kw` times the image (324 numbers for
-# the digit's 64 here, 9 times as many with padding that keeps the size). For
-# a 1 × 1 kernel the reshape *can* be a view, so copy explicitly
-# (`np.array(...)`) to be sure the columns never share memory with the image.
+# the digit's 64 here, 9 times as many with padding that keeps the size). In
+# some layouts the reshape *can* be a view: a 1 × 1 kernel, or a single window
+# that covers the whole image. So copy explicitly (`np.array(...)`) to be sure
+# the columns never share memory with the image.
 # PyTorch calls the result `unfold`. After the exercise, a picture of the
 # digit's 36 windows, one per column.
 
@@ -578,9 +579,10 @@ print("window (2, 3) is digit[2:5, 3:6]:", np.array_equal(view[2, 3], digit[2:5,
 # 1. **Batch it.** Make `im2col` take `(N, C, H, W)` and give `(N, C * kh *
 #    kw, OH * OW)`, then `conv2d` a batch with one batched matmul (episode 05).
 #    `stridegrad/nn/conv.py` does exactly this; compare.
-# 2. **The weight gradient.** Write `conv2d_weight_grad(grad_out, x,
-#    weight_shape, stride, padding)` from `dW = dout @ cols.T`, and check it
-#    against the library: `F.conv2d(...)`, `backward()`, then `weight.grad`.
+# 2. **The bias gradient, and all three checked.** The stretch gave the
+#    weight's gradient. What is the bias's? Check your input, weight and bias
+#    gradients against the library: `F.conv2d(...)`, `backward()`, then
+#    `x.grad`, `weight.grad` and `bias.grad`.
 # 3. **Memory.** How many times larger than the input is the im2col matrix of
 #    a `(64, 56, 56)` layer with 3 × 3 windows? When does that matter, and
 #    how does implicit GEMM avoid it?

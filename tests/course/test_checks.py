@@ -18,6 +18,9 @@ from stridegrad.course.checks import (
     Row,
     load_checkpoint,
     load_checkpoint_file,
+    _format_call,
+    _short,
+    raised,
 )
 from stridegrad.course.misconceptions import Misconception, for_episode
 from stridegrad.course.misconceptions import by_episode as misconceptions_by_episode
@@ -581,6 +584,48 @@ def test_stretch_points_are_counted_apart():
     assert only.passed and only.max_score == 0
     assert str(only).split("\n")[0].endswith(
         f"exercise locate: stretch: {cp.stretch_points}/{cp.stretch_points}, optional")
+
+
+def test_an_untried_stretch_exercise_comes_last_marked_optional():
+    # the lesson's check("01") cell runs before the stretch cell: its rows are no failure
+    ns = reference_namespace(LESSONS["01"])
+    ns.pop("locate")
+    text = str(run_checkpoint(load_checkpoint("01"), ns, require_local=False))
+    last = text.splitlines()[-2:]
+    assert last[0].startswith("optional") and "locate" in last[0]
+    assert "a stretch exercise, not tried yet" in last[1]
+    assert "NOT DEFINED" not in text
+    # a stretch exercise tried and wrong is a failure like any other, and comes first
+    ns["locate"] = define("def locate(position, shape, strides, offset=0):\n"
+                          "    return (0,)\n")["locate"]
+    rows = str(run_checkpoint(load_checkpoint("01"), ns, require_local=False)).splitlines()
+    assert rows[3].startswith("FAIL") and not any(r.startswith("optional") for r in rows)
+
+
+def test_a_row_shows_functions_by_name_and_big_arrays_summarised():
+    def outer():
+        def available(name):
+            return True, ""
+        return available
+
+    assert _short(outer()) == "available" and _short(lambda v: v) == "a lambda"
+    assert " at 0x" not in _short(object())
+    call = _format_call("conv2d", (np.zeros((1, 3, 5, 5)), np.arange(6.0).reshape(2, 3)), {})
+    assert call == ("conv2d(array of shape (1, 3, 5, 5), float64: [0., 0., 0., ..., 0., 0., 0.] "
+                    "(flattened), array([[0., 1., 2.], [3., 4., 5.]]))")
+    # an answer that fits is shown whole, however many numbers it has
+    assert _short(np.arange(20.0)).count(",") == 19
+
+    class Listing:  # a repr of one statement per line, as the graphs of lesson 11
+        def __repr__(self):
+            return "x = input()\ny = exp(x)\nreturn y"
+
+    assert _short(Listing()) == "x = input(); y = exp(x); return y"
+
+
+def test_an_error_message_in_got_is_whole():
+    message = "Implicit conversion to a NumPy array is not allowed. Please use `.get()` ..."
+    assert raised(TypeError(message)) == f"raised TypeError: {message}"
 
 
 def test_a_stretch_check_never_fails_an_nbgrader_grade(monkeypatch):

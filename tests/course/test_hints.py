@@ -100,7 +100,9 @@ def test_check_shows_level_one_when_it_cannot_name_the_mistake():
     result = run_checkpoint(load_checkpoint("01"), ns, exercise="numel")
     failing = [r for r in result.rows if not r.passed]
     assert failing and not any(r.diagnosis for r in failing)
-    assert failing[0].hint == nudge("01", "numel")
+    # the row's own hint says what its test checks; level 1 comes after it
+    own = next(t.hint for t in load_checkpoint("01").tests if t.name == failing[0].test)
+    assert failing[0].hint == f"{own} Stuck on numel? {nudge('01', 'numel')}"
     assert levels("01", "numel")[0] in failing[0].hint and 'hint("01", "numel")' in failing[0].hint
     assert 'hint("01", "numel")' in " ".join(str(result).split())
     assert sum('hint("01", "numel")' in r.hint for r in result.rows) == 1

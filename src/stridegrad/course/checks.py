@@ -57,6 +57,7 @@ __all__ = [
     "fail",
     "load_checkpoint",
     "load_checkpoint_file",
+    "raised",
     "run_checkpoint",
 ]
 
@@ -110,16 +111,46 @@ class _TestTimeout(BaseException):
 #: How much of a value a row keeps: long enough for any checkpoint's inputs and answers;
 #: a longer one is cut between two items, never inside a number or a name.
 VALUE_LIMIT = 400
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _readable_repr(value: Any, limit: int) -> str:
+    """``repr(value)`` as a learner wants to read it in one row: a function by its
+    name (no ``<function f.<locals>.g at 0x7f...>``), an array too long for ``limit``
+    summarised with its shape, and no memory addresses."""
+    if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value):
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
+        name = name.rsplit(".<locals>.", 1)[-1]
+        return "a lambda" if name == "<lambda>" else name
+    text = _ADDRESS.sub("", repr(value))
+    if type(value).__module__ == "numpy" and len(_one_line(text)) > limit:
+        import numpy as np
+        values = np.array2string(np.ravel(value), threshold=12, edgeitems=3,
+                                 separator=", ", max_line_width=10**6)
+        return f"array of shape {value.shape}, {value.dtype}: {values} (flattened)"
+    return text
+
+
+def _one_line(text: str) -> str:
+    """A multi-line repr on one line: lines that continue a bracket or a list (an
+    array's rows) are joined with a space, separate statements (a graph's ops) with
+    "; "."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    out = lines[0] if lines else ""
+    for line in lines[1:]:
+        out += " " if out.endswith((",", "(", "[", "{", ":")) or line[0] in ")]}" else "; "
+        out += line
+    return " ".join(out.split())
 
 
 def _short(value: Any, limit: int = VALUE_LIMIT) -> str:
     try:
-        text = repr(value)
+        text = _readable_repr(value, limit)
     except BaseException as exc:  # a learner's object with a broken __repr__
         if isinstance(exc, KeyboardInterrupt):
             raise
         text = f"<{type(value).__name__} with a broken repr>"
-    return _cut_between_items(" ".join(text.split()), limit)
+    return _cut_between_items(_one_line(text), limit)
 
 
 def _cut_between_items(text: str, limit: int) -> str:
@@ -137,6 +168,12 @@ def _cut_between_items(text: str, limit: int) -> str:
 
 def _clip(text: str, limit: int) -> str:
     return _cut_between_items(" ".join(str(text).split()), limit)
+
+
+def raised(exc: BaseException) -> str:
+    """What a row's "got" says about an exception: ``raised ValueError: <message>``,
+    the message whole up to 200 characters, then cut between two words."""
+    return f"raised {type(exc).__name__}: {_clip(exc, 200)}"
 
 
 def _format_call(name: str, args: tuple, kwargs: dict) -> str:
@@ -212,7 +249,7 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
             if unchanged:
                 _check_unchanged(call, args, kwargs, before, None)
             return None
-        raise CheckFailure(call, want, f"raised {type(exc).__name__}: {_clip(exc, 200)}",
+        raise CheckFailure(call, want, raised(exc),
                            kind="error") from exc
     if raises is not None:
         raise CheckFailure(call, want, f"returned {_short(got)}")
@@ -692,8 +729,8 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) ->
         row.message = f"{test.exercise} did not finish within {timeout:g} s (an endless loop?)"
     except BaseException as exc:  # RecursionError, SystemExit, MemoryError...
         row.status = "error"
-        row.got = f"raised {type(exc).__name__}: {_clip(exc, 200)}"
-        row.message = f"{test.name} raised {type(exc).__name__}: {_clip(exc, 200)}"
+        row.got = raised(exc)
+        row.message = f"{test.name} {row.got}"
     if row.status == "pass" and stub_raised:
         row.status = "stub"
         row.message = "not filled in yet: still raises NotImplementedError"
@@ -760,7 +797,6 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
 # --------------------------------------------------------------------------- diagnosis
 
 _FAILED = ("fail", "error", "timeout")
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # checkpoint -> exercise -> [(misconception, {test name: outcome})], computed once
 _KNOWN_OUTCOMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -855,9 +891,9 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
     own tests, the rows get that exercise as their ``cause``. A hint written for
     particular mistakes (``hint_for``) stays only on a row whose failure looks like
     one of them. With neither a diagnosis nor a cause, the first failing row of the
-    exercise shows level 1 of the exercise's hints (``stridegrad.course.hints``, a
-    nudge, and how to ask for the next level) unless its own hint is about the
-    mistake its failure looks like.
+    exercise adds level 1 of the exercise's hints (``stridegrad.course.hints``, a
+    nudge, and how to ask for the next level) after its own hint, which says what
+    that test checks, unless its own hint is about the mistake its failure looks like.
     """
     from stridegrad.course.hints import nudge
     tests = {t.name: t for t in checkpoint.tests}
@@ -888,7 +924,11 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
         first = next((r for r in rows if r.status in _FAILED and not r.hidden), None)
         if first is not None and match is None and not first.cause and not (
                 tests.get(first.test) and tests[first.test].hint_for and first.hint):
-            first.hint = nudge(checkpoint.episode, ex) or first.hint
+            level_one = nudge(checkpoint.episode, ex)
+            if level_one and first.hint:  # the row's own hint is about this test: keep it
+                first.hint = f"{first.hint} Stuck on {ex}? {level_one}"
+            elif level_one:
+                first.hint = level_one
 
 
 def _failing_callee(checkpoint: Checkpoint, result: CheckResult, namespace: Mapping[str, Any],

@@ -6,7 +6,8 @@ a fresh lesson's table says "numel: not implemented (6 tests)" once instead of
 six times. Failing rows come first, those with a cause of their own before those
 that follow from another exercise's failure; each failing row shows the call, what
 was expected and what came back, whole (wrapped, never cut), and the cause of the
-failure when it is known (else the test's hint).
+failure when it is known (else the test's hint). An optional stretch exercise not
+started yet comes last, marked "optional", not as a failure.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ _HIDDEN = "(hidden test)"
 TEXT_WIDTH = 100
 
 
+def _untried(r: Row) -> bool:
+    """An optional stretch exercise the learner has not started: no failure of theirs."""
+    return r.stretch and r.status in ("missing", "stub")
+
+
 def _order(r: Row) -> int:
+    if _untried(r):
+        return 3
     if r.passed:
         return 2
     return 1 if r.cause else 0
@@ -61,13 +69,15 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
         shown.append({
             "test": r.exercise if folded else r.test,
             "exercise": r.exercise,
-            "status": r.status,
-            "result": STATUSES.get(r.status, r.status),
+            "status": "untried" if _untried(r) else r.status,
+            "result": "optional" if _untried(r) else STATUSES.get(r.status, r.status),
             "points": r.points,
             "max_points": r.max_points,
             "call": "" if folded or secret or r.passed else r.call,
             "expected": "" if folded or secret or r.passed else r.expected,
-            "got": (r.message if folded else ("" if secret or r.passed else (r.got or r.message))),
+            "got": ("a stretch exercise, not tried yet (optional)" if _untried(r)
+                    else r.message if folded
+                    else ("" if secret or r.passed else (r.got or r.message))),
             "cause": cause,
             "knock_on": bool(r.cause) and not r.passed,
             "hint": hint,
@@ -125,7 +135,7 @@ def result_text(result: CheckResult, width: int = TEXT_WIDTH) -> str:
     lines += [head, "-" * len(head)]
     rest = " " * (16 + 7 + 2)
     for s in shown:
-        word = s["result"] if s["status"] == "pass" else s["result"].upper()
+        word = s["result"] if s["status"] in ("pass", "untried") else s["result"].upper()
         first = f"{word:<16}{s['points']:>3}/{s['max_points']:<3}  "
         lines += _wrap(s["test"], width, first, rest)
         details = [("call", s["call"]), ("expected", s["expected"]),
@@ -141,6 +151,7 @@ def result_text(result: CheckResult, width: int = TEXT_WIDTH) -> str:
 _STYLE_OK = "color:#1b5e20;background:#e8f5e9"
 _STYLE_BAD = "color:#b71c1c;background:#ffebee"
 _STYLE_CAUSE = "color:#4a148c"
+_STYLE_OPTIONAL = "color:#424242;background:#f5f5f5"
 #: A status pill: never wrapped onto two lines, however narrow its column gets.
 PILL = "padding:1px 6px;border-radius:3px;white-space:nowrap"
 
@@ -164,8 +175,9 @@ def rows_html(rows: Iterable[Row]) -> str:
 
     for s in display_rows(rows):
         ok = s["status"] == "pass"
-        badge = (f'<span style="{_STYLE_OK if ok else _STYLE_BAD};{PILL}">'
-                 f'{"&#10003;" if ok else "&#10007;"} {esc(s["result"])}</span>')
+        style, mark = ((_STYLE_OK, "&#10003;") if ok else (_STYLE_OPTIONAL, "&#9675;")
+                       if s["status"] == "untried" else (_STYLE_BAD, "&#10007;"))
+        badge = f'<span style="{style};{PILL}">{mark} {esc(s["result"])}</span>'
         head = (f"<td {cell}><code>{esc(s['test'])}</code></td>"
                 f"<td {cell}>{badge}</td>"
                 f'<td {cell[:-1]};white-space:nowrap">{s["points"]}/{s["max_points"]}</td>')

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 
-from stridegrad.course.checks import Checkpoint, CheckFailure, expect, fail
+from stridegrad.course.checks import Checkpoint, CheckFailure, expect, fail, raised
 
 __all__ = ["checkpoint"]
 
@@ -85,7 +85,7 @@ def error_names_both_shapes(broadcast_shapes):
         raise
     except Exception as exc:
         raise CheckFailure("broadcast_shapes((2, 3), (3, 2))", "raises ValueError",
-                           f"raised {type(exc).__name__}: {exc}", kind="error") from exc
+                           raised(exc), kind="error") from exc
     else:
         fail("broadcast_shapes((2, 3), (3, 2))", "raises ValueError", got)
 

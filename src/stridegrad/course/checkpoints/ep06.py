@@ -318,6 +318,21 @@ def shared_input_is_listed_once(topological_order):
                  topological_order(d), d, [a, b, c, d])
 
 
+@checkpoint.test("topological_order", hint="A node is listed only once ALL of its inputs are "
+                                           "listed, not when it is first reached: here w is "
+                                           "reached from z before y, but y reads it.",
+                 hint_for=("lists a node when first reached (preorder), reversed",))
+def node_used_at_two_depths(topological_order):
+    # z = y + w with y = w * 3: w is one step from z and two steps through y, so a
+    # node listed when first reached (preorder) and reversed puts y before w
+    x, two, three = _leaf(1.0, "x"), _leaf(2.0, "2"), _leaf(3.0, "3")
+    w = _times(x, two)
+    y = _times(w, three)
+    z = _plus(y, w)
+    _check_order("topological_order(z = y + w) where y = w * 3 and w = x * 2",
+                 topological_order(z), z, [x, two, w, three, y, z])
+
+
 @checkpoint.test("topological_order", hint="A recursive visit needs one Python frame per level "
                                            "and hits the recursion limit near 1,000: keep your "
                                            "own stack (a list) instead.",

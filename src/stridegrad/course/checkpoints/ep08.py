@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from stridegrad.course.checks import CheckFailure, Checkpoint
+from stridegrad.course.checks import CheckFailure, Checkpoint, raised
 from stridegrad.course.checkpoints._arrays import same_array
 from stridegrad.course.checkpoints._arrays import show as _show
 
@@ -37,7 +37,7 @@ def expect_array(fn: Callable, *args: Any, returns: Any, atol: float = 1e-6,
         raise
     except Exception as exc:
         raise CheckFailure(call, _show(np.asarray(returns, dtype=float)),
-                           f"raised {type(exc).__name__}: {exc}"[:80], kind="error") from exc
+                           raised(exc), kind="error") from exc
     same_array(call, got, returns, atol)
     return got
 
@@ -208,7 +208,7 @@ def _expect_pair(fn, a, b, g, want_a, want_b):
     except (NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise CheckFailure(call, "(grad_a, grad_b)", f"raised {type(exc).__name__}: {exc}"[:80],
+        raise CheckFailure(call, "(grad_a, grad_b)", raised(exc),
                            kind="error") from exc
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise CheckFailure(call, "a pair (grad_a, grad_b)", _show(got))
@@ -308,7 +308,7 @@ def numerical_gradient_restores_x(numerical_gradient):
         raise
     except Exception as exc:
         raise CheckFailure("numerical_gradient(lambda v: (v**2).sum(), x)", "x unchanged",
-                           f"raised {type(exc).__name__}: {exc}"[:80], kind="error") from exc
+                           raised(exc), kind="error") from exc
     same_array("x after numerical_gradient(f, x)", x, before, atol=0, rtol=0)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import stridegrad as sg
 from stridegrad.course.checkpoints._arrays import same_array
 from stridegrad.course.checkpoints._arrays import show as _show
-from stridegrad.course.checks import CheckFailure, Checkpoint, fail
+from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
 from stridegrad.nn import Parameter
 
 __all__ = ["checkpoint"]
@@ -38,7 +38,7 @@ def _call(call: str, fn, *args, **kwargs):
     except (NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise CheckFailure(call, "no error", f"raised {type(exc).__name__}: {exc}"[:80],
+        raise CheckFailure(call, "no error", raised(exc),
                            kind="error") from exc
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 import stridegrad.array as sa
-from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, raised
 
 try:  # a dev dependency; the checkpoint works without it
     import array_api_strict as _strict
@@ -135,7 +135,7 @@ def _call(call: str, fn, *args, **kwargs):
     except (NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise CheckFailure(call, "no error", f"raised {type(exc).__name__}: {exc}"[:80],
+        raise CheckFailure(call, "no error", raised(exc),
                            kind="error") from exc
 
 
@@ -153,7 +153,7 @@ def _raises(call: str, fn, args: tuple, kind: type, *names: str) -> None:
         return
     except Exception as exc:
         raise CheckFailure(call, f"raises {kind.__name__}",
-                           f"raised {type(exc).__name__}: {exc}"[:80], kind="error") from exc
+                           raised(exc), kind="error") from exc
     fail(call, f"raises {kind.__name__}", got)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stridegrad.course.checkpoints._arrays import same_array, show
-from stridegrad.course.checks import CheckFailure, Checkpoint, expect
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, raised
 
 __all__ = ["checkpoint"]
 
@@ -41,7 +41,7 @@ def expect_array(fn: Callable, *args: Any, returns: Any, **kwargs: Any) -> Any:
     except (NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise CheckFailure(call, show(_a(returns)), f"raised {type(exc).__name__}: {exc}"[:160],
+        raise CheckFailure(call, show(_a(returns)), raised(exc),
                            kind="error") from exc
     same_array(call, got, returns)
     for k, (before, after) in enumerate(zip(args, copies)):
@@ -130,7 +130,9 @@ def columns_of_a_3x3_image(im2col):
 
 @checkpoint.test("im2col", hint="Rows go channel first, then kernel row, then kernel column: "
                                 "with one window per channel the column is the image itself, "
-                                "channel 0 then channel 1.")
+                                "channel 0 then channel 1.",
+                 hint_for=("kernel position before the channel",
+                           "one window per row (the transpose)"))
 def channels_come_first(im2col):
     expect_array(im2col, np.arange(8.0).reshape(2, 2, 2), (2, 2), (1, 1),
                  returns=[[0], [1], [2], [3], [4], [5], [6], [7]])

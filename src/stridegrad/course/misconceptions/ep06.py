@@ -193,6 +193,22 @@ def topological_order(root):
                 stack.append((child, False))
     return order
 """),
+        Misconception("lists a node when first reached (preorder), reversed",
+          "lists each node when it is first taken off the stack, before its inputs are done, "
+          "and reverses the list: a node reached first along a short path (w in z = y + w, "
+          "y = w * 3) ends up after a node that reads it",
+          """
+def topological_order(root):
+    order, visited, stack = [], set(), [root]
+    while stack:
+        node = stack.pop()
+        if node in visited:
+            continue
+        visited.add(node)
+        order.append(node)
+        stack.extend(node._prev)
+    return order[::-1]
+"""),
         Misconception("leaves left out",
           "leaves the leaves (values with no inputs) out of the order: x and y never appear, so "
           "their gradients are never handled",

@@ -133,6 +133,15 @@ def softmax(xp, x, axis=-1):
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
     return e / xp.sum(e, axis=-1, keepdims=True)
 """),
+        Misconception("reduces without keepdims",
+          "reduces without keepdims=True: the max and the sum lose their axis, so on a 2-D "
+          "input they broadcast along the wrong axis (each row divided by another row's sum) "
+          "or not at all",
+          """
+def softmax(xp, x, axis=-1):
+    e = xp.exp(x - xp.max(x, axis=axis))
+    return e / xp.sum(e, axis=axis)
+"""),
         Misconception("casts to float64",
           "casts to float64: a float32 input comes back as float64",
           """

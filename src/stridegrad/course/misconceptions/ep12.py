@@ -190,8 +190,9 @@ MISCONCEPTIONS = {
             _im2col(result="view.transpose(3, 4, 0, 1, 2).reshape(c * kh * kw, oh * ow)")),
         Misconception(
             "returns the view without copying",
-            "relies on the reshape to copy, but a 1 x 1 kernel's windows reshape into a view of "
-            "x: writing into the columns would change the image",
+            "relies on the reshape to copy, but when windows do not overlap (a 1 x 1 kernel, or "
+            "one window covering the image) they reshape into a view of x: writing into the "
+            "columns would change the image",
             _im2col(result="view.transpose(0, 3, 4, 1, 2).reshape(c * kh * kw, oh * ow)")),
     ],
     "conv2d": [
@@ -296,7 +297,7 @@ MISCONCEPTIONS["conv2d_weight_grad"] = [
     Misconception("forgets the padding",
       "takes the windows of x itself, not of x padded with zeros: with padding the windows "
       "do not line up with grad_out (wrong values or a shape error)",
-      _weight_grad(padded="x", check="pass")),
+      _weight_grad(padded="x")),
     Misconception("swaps kernel rows and columns",
       "reshapes the result as (OC, C, kw, kh) and transposes: entry [i, j] gets the pixels "
       "of entry [j, i], right only for a symmetric answer",
@@ -305,7 +306,7 @@ MISCONCEPTIONS["conv2d_weight_grad"] = [
     Misconception("ignores the stride",
       "takes every window (stride 1) whatever the stride: with stride 2 there are more "
       "windows than grad_out has entries",
-      _weight_grad(stride="1", check="pass")),
+      _weight_grad(stride="1")),
     Misconception("averages over the windows",
       "divides the sum over the windows by their number: the gradient of a sum is the sum, "
       "so every entry comes out OH * OW times too small",
