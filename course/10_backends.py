@@ -591,15 +591,13 @@ print(f"sync, launch, sync, then the clock:  {synced * 1e3:8.3f} ms  <- the real
 # %% [markdown]
 # ## Exercise 5 · `time_op`: time a device that runs ahead
 #
-# Write `time_op(fn, sync, repeat=3, clock=time.perf_counter)`, the best time
-# of `repeat` runs of `fn()` in seconds:
-#
-# 1. one **warm-up** call of `fn()`, not timed, then `sync()` so that nothing
-#    is left in the queue;
-# 2. `repeat` times: read the clock, call `fn()`, call `sync()`, read the clock;
-# 3. return the **smallest** of the `repeat` times (other programs and the
-#    operating system only ever add time, so the minimum is the least
-#    disturbed run). `repeat` below 1 is a `ValueError`.
+# Write `time_op(fn, sync, repeat=3, clock=time.perf_counter)`: the time of
+# one run of `fn()` in seconds, measured so that none of the three traps above
+# can fool it, on any device, from `repeat` timed runs. `sync()` waits until
+# the device has finished everything queued; `clock()` reads the time.
+# `repeat` below 1 is a `ValueError`. Of the `repeat` times, return the
+# **smallest**: other programs and the operating system only ever *add* time,
+# so the least disturbed run is the fastest one.
 #
 # On the host, work is done when `fn()` returns: pass `sync=lambda: None`.
 # With CuPy, pass `cupy.cuda.Device().synchronize`. The `clock` argument

@@ -387,23 +387,21 @@ print(eliminate_dead_code(dead))
 # arguments and the same attributes** compute the same value: keep the first,
 # drop the second, and let its users read the first.
 #
-# The details are where CSE goes wrong:
+# The details are where CSE goes wrong. Before you write it, answer these
+# about the examples below:
 #
-# - **rename before you compare**: once `b` is found to repeat `a`, an op
-#   `exp(b)` is really `exp(a)`, which may repeat an `exp(a)` seen earlier. So
-#   rename each op's args through the replacements made so far, *then* build
-#   its key;
-# - **attributes are part of the key**: `sum(x, axis=0)` and `sum(x, axis=1)`
-#   are different values, and so are `const(value=1.0)` and `const(value=2.0)`.
-#   `tuple(sorted(op.attrs.items()))` is a hashable form of the attributes;
-# - **argument order matters, except for commutative ops**: `add(y, x)` repeats
-#   `add(x, y)`, but `subtract(y, x)` is not `subtract(x, y)`. For the ops in
-#   `COMMUTATIVE`, sort the args *in the key* (the op you keep keeps its own
-#   order);
-# - **inputs are never merged**: two `input()` ops look identical (same op, no
-#   args, no attrs), but they are two different arguments. The same goes for
-#   anything random or with a side effect, which our IR does not have;
-# - **outputs** may name a dropped op: rename them too.
+# - once `b` is found to repeat `a`, is a later `exp(b)` a repeat of an
+#   earlier `exp(a)`? What must happen to an op's args before you compare it?
+# - are `sum(x, axis=0)` and `sum(x, axis=1)` the same value? And
+#   `const(value=1.0)` and `const(value=2.0)`? (`op.attrs` is a dict, which
+#   cannot be a dict key as it is.)
+# - does `add(y, x)` repeat `add(x, y)`? Does `subtract(y, x)` repeat
+#   `subtract(x, y)`? (`COMMUTATIVE` lists the ops where order does not
+#   matter.)
+# - two `input()` ops look identical: same op, no args, no attrs. Are they
+#   the same value? (The same question would arise for anything random or
+#   with a side effect, which our IR does not have.)
+# - what if a graph output names an op you drop?
 
 # %%
 print(sorted(COMMUTATIVE))
@@ -447,14 +445,13 @@ print(eliminate_common_subexpressions(repeats))
 # so a compiler computes them **once**, while compiling, and keeps the result
 # as a constant.
 #
-# Write `constant_fold(graph)`: walk the ops in order, remembering the value of
-# every constant, both the graph's `const` ops and those you fold. An op
-# (not an `input`) whose args all have known values is replaced by a `const`
-# op **of the same name** holding `evaluate(op, [their values])`, so its users
-# and the outputs need no change. Everything else stays as it is. Folding
-# cascades: an op that reads a freshly folded value may fold too. The `const`
-# ops that nobody reads any more are left in place: dead-code elimination is
-# the pass that removes them.
+# Write `constant_fold(graph)`: every op whose value can be known while
+# compiling becomes a `const` op **of the same name** (so its users and the
+# outputs need no change) holding that value; `evaluate` computes it.
+# Everything else stays as it is, and the `const` ops nobody reads any more
+# are left in place: dead-code elimination is the pass that removes them. In
+# the example below, which ops can fold? Is `k2` one of them, although it
+# reads no `const` op directly?
 
 # %%
 consts = parse("""
@@ -556,12 +553,12 @@ print(ours)
 #   register the moment it is made;
 # - `t` is **not an output**: outputs are stored anyway.
 #
-# Write `fuse_elementwise(graph)`. Walk the ops in order with a dict `waiting`
-# (name -> the group of ops its reader will absorb). An elementwise op
-# collects the groups waiting on its args, plus itself. If it is absorbed in
-# turn, its group waits under its name; otherwise the group becomes
-# `fused_op(graph, group)`, or stays the op itself when the group is just that
-# op. Other ops are kept as they are.
+# Write `fuse_elementwise(graph)`: every maximal chain (or tree) of such ops
+# becomes one `fused` op, and every other op stays as it is. A chain can be
+# long, `exp(negative(multiply(x, y)))`, and a kernel can absorb several
+# chains at once, `add(exp(x), tanh(y))`. Which op of a group decides where
+# the fused op goes, and how can one walk in order build the groups before
+# that op is reached? `hint("11", "fuse_elementwise")` when you want it.
 
 # %%
 print(sorted(ELEMENTWISE))

@@ -90,7 +90,7 @@ def test_a_timer_without_sync_is_caught_by_name():
 def test_mixed_devices_message_reaches_the_learner():
     ns = define(WRONG_10["namespace_of"][1][1])  # compares namespaces only
     row = run_checkpoint(CP, ns, exercise="namespace_of").row("two_devices_raise")
-    assert row.status == "fail" and row.expected == "'raises RuntimeError'"
+    assert row.status == "fail" and row.expected == "raises RuntimeError"
 
 
 # ------------------------------------------------------------------ references vs library

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 import stridegrad.array as sa
-from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, raised
+from stridegrad.course.checks import CheckFailure, Checkpoint, _short, expect, fail, raised
 
 try:  # a dev dependency; the checkpoint works without it
     import array_api_strict as _strict
@@ -149,12 +149,13 @@ def _raises(call: str, fn, args: tuple, kind: type, *names: str) -> None:
         message = str(exc)
         missing = [n for n in names if n not in message]
         if missing:
-            fail(f"str(error of {call})", f"a message naming {' and '.join(names)}", message)
+            raise CheckFailure(call, f"raises {kind.__name__} naming {' and '.join(names)}",
+                               raised(exc)) from exc
         return
     except Exception as exc:
         raise CheckFailure(call, f"raises {kind.__name__}",
                            raised(exc), kind="error") from exc
-    fail(call, f"raises {kind.__name__}", got)
+    raise CheckFailure(call, f"raises {kind.__name__}", f"returned {_short(got)}")
 
 
 def _same_array(call: str, got: Any, xp: ModuleType, expected: list, dtype_name: str) -> None:

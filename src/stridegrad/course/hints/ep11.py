@@ -33,8 +33,9 @@ HINTS = {
         "arguments. What key captures that, and what about add(y, x) vs add(x, y)?",
         "Walk in order with a dict seen: key -> kept name and a dict replace: dropped "
         "name -> kept name. Rename an op's args through replace before building its key "
-        "(op, args, sorted attrs), sorting the args of COMMUTATIVE ops. Inputs are never "
-        "merged; outputs are renamed too.",
+        "(op, args, tuple(sorted(op.attrs.items()))), sorting the args of COMMUTATIVE ops "
+        "in the key only (the op you keep keeps its own order). Inputs are never merged; "
+        "outputs are renamed too.",
         "In full:\n\n"
         "    replace, seen, kept = {}, {}, []\n"
         "    for op in graph.ops:\n"
@@ -50,7 +51,8 @@ HINTS = {
         "Which ops can be computed before the inputs are known?",
         "Walk in order with a dict of known constant values: a const op is known; an op "
         "(not an input) whose args are all known is computed now with evaluate and "
-        "becomes a const op of the same name; anything else stays as it is.",
+        "becomes a const op of the same name, and is known from then on (folding "
+        "cascades); anything else stays as it is.",
         "In full:\n\n"
         "    known, kept = {}, []\n"
         "    for op in graph.ops:\n"
