@@ -58,32 +58,37 @@ mt
 # ## Exercise 1 · `iter_offsets`: visiting a view
 #
 # Every op in this episode starts the same way: list the storage positions of
-# the view's elements, in row-major order of the view's indices. For a
-# `(2, 3)` view that is two nested loops, `i` outside and `j` inside, each
-# position being `offset + i * strides[0] + j * strides[1]`. For any number of
-# dimensions, build the list one dimension at a time: start from `[offset]`
-# and, for each dimension, replace every position `p` by its run
-# `p, p + s, ..., p + (d - 1) * s`. After the last dimension, the runs of the
-# last axis sit side by side, which is row-major order.
+# the view's elements, in row-major order of the view's **indices** (the last
+# index moves fastest). For the contiguous `m` that is simply `0, 1, 2, 3, 4,
+# 5`. The transpose `mt` has the same six cells, but its index `(i, j)` sits at
+# position `i * 1 + j * 3`, so it visits `0, 3, 1, 4, 2, 5`.
 #
-# The transpose `mt` visits the storage positions `0, 3, 1, 4, 2, 5`. The
-# picture draws the storage row; the number above a cell says **when** it is
-# read: cell 1 is read third (`#2`), cell 3 second (`#1`). So that row of
-# numbers reads `0 2 4 1 3 5`, the visiting order seen from the storage side.
+# The picture draws the storage row; the number above a cell says **when** it is
+# read, counting from 0: cell 1 is read third (it shows `2`), cell 3 second (it
+# shows `1`). So that row of numbers reads `0 2 4 1 3 5`, the visiting order
+# seen from the storage side.
 
 # %%
 storage_picture((3, 2), (1, 3), 0, storage_size=6, title="mt: shape (3, 2), strides (1, 3)")
 plt.show()
 
 # %% [markdown]
-# Two cases to keep in mind: a 0-d view (shape `()`) has exactly one element,
-# at the offset, and a view with a size-0 axis has none. A stride of 0 simply
-# reads the same position again (episode 04 builds broadcasting on that).
+# For a `(2, 3)` view you would write two nested loops, one per axis. Your
+# function gets views with any number of axes, so it cannot spell out one loop
+# per axis. Some questions to settle before you write it:
 #
-# The setup cell imported two helpers from `itertools` that fit this job:
-# `repeat(p, d)` gives `p` `d` times (the run of a stride-0 axis, which
-# `range` refuses: its step cannot be 0), and `chain.from_iterable(runs)` joins
-# a sequence of runs into one. Use them, or plain loops.
+# - What is the list for a 0-d view (shape `()`, one element, at the offset)?
+#   For a view with a size-0 axis (no elements)?
+# - Suppose you have the positions for the first axes only. What does one
+#   more axis, of size `d` and stride `s`, do to that list, and in which order
+#   must the new positions come so that the last index moves fastest?
+# - A stride of 0 reads the same position again (episode 04 builds
+#   broadcasting on it). Does your way of making a run of positions accept a
+#   step of 0? (`range` does not.)
+#
+# The setup cell imported two helpers from `itertools` that may help:
+# `repeat(p, d)` gives `p` `d` times, and `chain.from_iterable(runs)` joins a
+# sequence of runs into one. Use them, or plain loops.
 
 # %%
 #| exercise: stridegrad.array.layout.iter_offsets
@@ -210,8 +215,8 @@ sum_axis(m, 0), sum_axis(m, 1), sum_axis(m, 1, keepdims=True)
 # and nothing in it says *which* axis was summed away (`(2,)` could pair
 # with either axis of a `(2, 2)` array). Try it: with `keepdims=False` below,
 # the pairing gets one stride for `m`'s two axes, and the result is silently
-# wrong: two numbers where there should be six. The library's arrays check the
-# number of strides against the shape; these bare tuples do not.
+# wrong: 2 values where there should be 6, and no error. The library's arrays
+# check the number of strides against the shape; these bare tuples do not.
 
 # %%
 #| calls-exercise
@@ -220,7 +225,8 @@ pairing = tuple(0 if k == 1 and n != 1 else s
                 for k, n, s in zip(kept, m[1], contiguous_strides(kept)))
 print("sums of shape", kept, "read as", m[1], "with strides", pairing)
 means = ([v / 3 for v in sums], m[1], pairing, 0)
-nested(map_binary(lambda v, mu: v - mu, m, means), m[1])
+centred = map_binary(lambda v, mu: v - mu, m, means)
+print(len(centred), "values:", centred)   # expect 6 values: -1.0, 0.0, 1.0 twice
 
 # %% [markdown]
 # ### Why reducing a transposed view still works
@@ -359,9 +365,11 @@ print("transpose, sum axis 0:", a.T.sum(axis=0).tolist(), "  max axis 1:", a.max
 # 1. **Several axes at once.** Write `sum_axes(x, axes, keepdims=False)` for a
 #    tuple of axes. Is `sum_axis` twice, once per axis, enough? What shape is
 #    in between, and what happens to the axis numbers after the first sum?
-# 2. **Argmax.** Write `argmax_axis(x, axis)`: the index (along `axis`) of the
-#    largest value, the first one on ties. Why does exercise 5's "index order"
-#    matter here, and what does the flipped view `x[::-1]` give?
+# 2. **Running totals.** Write `cumsum_axis(x, axis)`, NumPy's
+#    `np.cumsum(a, axis)`: the result keeps `x`'s shape, and each element is the
+#    sum of its lane up to and including itself. Which part of `sum_axis` still
+#    fits? Where in the row-major result does each running total go when `axis`
+#    is not the last one?
 # 3. **Floating-point sums.** `sum([0.1] * 10) == 1.0` is False. Look up
 #    pairwise summation (NumPy uses it) and `math.fsum`. Does the order in
 #    which `sum_axis` visits the elements change the result for floats?

@@ -68,7 +68,9 @@ def permuted_3d(iter_offsets):
 
 
 @checkpoint.test("iter_offsets", hint="Stride 0 reads the same element again and again "
-                                      "(the trick behind broadcasting); return a list.")
+                                      "(the trick behind broadcasting): range() refuses a "
+                                      "step of 0, so make each run from p + i * s.",
+                 hint_for=("range with the stride as its step",))
 def stride_zero_repeats(iter_offsets):
     expect(iter_offsets, (2, 3), (0, 1), returns=[0, 1, 2, 0, 1, 2])
 
@@ -156,7 +158,9 @@ def own_offsets_and_strides(map_binary):
            returns=[(1, 9), (4, 8)])
 
 
-@checkpoint.test("map_binary", hint="Two 0-d views make one result.")
+@checkpoint.test("map_binary", hint="Two 0-d views make one result, each value read at its "
+                                    "own view's offset: x gives storage[0] = 3, y gives "
+                                    "storage[1] = 4, so 3 * 4 = 12.")
 def two_scalars(map_binary):
     expect(map_binary, lambda a, b: a * b, ([3], (), (), 0), ([0, 4], (), (), 1), returns=[12])
 
@@ -166,6 +170,15 @@ def two_scalars(map_binary):
                  hint_for=("compares element counts, not shapes",))
 def rejects_different_shapes(map_binary):
     expect(map_binary, lambda a, b: a + b, M, MT, raises=ValueError)
+
+
+@checkpoint.test("map_binary", hint="The error must say what went wrong: name both shapes, "
+                                    "as in 'shapes (2, 3) and (3, 2) differ'.",
+                 hint_for=("error names no shape",))
+def the_error_names_both_shapes(map_binary):
+    expect(map_binary, lambda a, b: a + b, M, MT, raises=ValueError, naming=((2, 3), (3, 2)))
+    expect(map_binary, lambda a, b: a + b, ([1, 2, 3], (3,), (1,), 0),
+           ([1, 2, 3, 4], (2, 2), (2, 1), 0), raises=ValueError, naming=((3,), (2, 2)))
 
 
 @checkpoint.test("map_binary", hint="Different lengths must raise ValueError, not stop at "
@@ -218,7 +231,10 @@ def sum_the_middle_axis(sum_axis):
            returns=([12, 15, 18, 21, 48, 51, 54, 57], (2, 4)))
 
 
-@checkpoint.test("sum_axis", hint="axis=-1 means the last axis.")
+@checkpoint.test("sum_axis", hint="axis=-1 means the last axis: turn a negative axis into "
+                                  "its place from the front (axis % ndim) before you use it "
+                                  "to split shape and strides.",
+                 hint_for=("negative axis used as it is",))
 def negative_axis(sum_axis):
     expect(sum_axis, M, -1, returns=([3, 12], (2,)))
 

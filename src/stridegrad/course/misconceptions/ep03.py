@@ -89,6 +89,16 @@ def iter_offsets(shape, strides, offset=0):
         positions = [p + i * s for p in positions for i in range(d)]
     return positions
 """),
+        Misconception("range with the stride as its step",
+          "makes each run with range(p, p + d * s, s): right for every stride but 0, where "
+          "range() raises, though stride 0 is a legal view (one value read again and again)",
+          """
+def iter_offsets(shape, strides, offset=0):
+    positions = [offset]
+    for d, s in zip(shape, strides):
+        positions = [q for p in positions for q in range(p, p + d * s, s)]
+    return positions
+"""),
         Misconception("one short on each axis",
           "walks range(d - 1) on each axis: the last row, column... of every axis is missing",
           """
@@ -191,6 +201,15 @@ def map_binary(fn, x, y):
         raise ValueError((x[1], y[1]))
     return [fn(x[0][p], y[0][q]) for p, q in zip(px, py)]
 """),
+        Misconception("error names no shape",
+          "raises ValueError for different shapes, but its message names neither shape: whoever "
+          "reads it cannot tell which operands did not match",
+          _ITER + """
+def map_binary(fn, x, y):
+    if tuple(x[1]) != tuple(y[1]):
+        raise ValueError("shapes differ")
+    return [fn(x[0][p], y[0][q]) for p, q in zip(iter_offsets(*x[1:]), iter_offsets(*y[1:]))]
+"""),
         Misconception("no shape check",
           "never compares the shapes: operands that do not match give a list (or an IndexError) "
           "instead of a ValueError",
@@ -242,6 +261,11 @@ def sum_axis(x, axis, keepdims=False):
           "with keepdims puts the size-1 axis last instead of where the reduced axis was: "
           "summing axis 0 of (2, 3) gives shape (3, 1), not (1, 3)",
           _reduce(kept="rs + (1,)")),
+        Misconception("negative axis used as it is",
+          "uses a negative axis without turning it into its place from the front: with "
+          "axis=-1, shape[:axis] + shape[axis + 1:] is not the shape without the last axis, "
+          "and the sums read past the end of the storage",
+          _reduce(axis="= axis")),
         Misconception("no axis check",
           "never checks the axis: an axis out of range gives an answer or an IndexError instead "
           "of a ValueError",
