@@ -111,6 +111,7 @@ plt.show()
 
 # %%
 #| calls-exercise
+# expect ((3, 4), (3, 4), (4, 5, 3)): the first, second and fourth rows of the table
 broadcast_shapes((3, 1), (3, 4)), broadcast_shapes((4,), (3, 4)), broadcast_shapes((4, 1, 3), (5, 1))
 
 # %%
@@ -144,7 +145,8 @@ xb.tolist()
 #
 # Given an operand's `shape` and `strides` and the `target_shape` to read it
 # as, return the strides of that view: 0 for every new leading dimension and
-# every size-1 dimension, the old stride for the others. If a size is neither
+# every size-1 dimension (even where the target's size is 1 too, as in NumPy),
+# the old stride for the others. If a size is neither
 # 1 nor the target's size, or the target has fewer dimensions, raise a
 # `ValueError`: broadcasting only ever stretches and adds, it never shrinks.
 
@@ -154,6 +156,7 @@ xb.tolist()
 
 # %%
 #| calls-exercise
+# expect ((1, 0), (0, 0, 1)): the column read as (3, 4), then a vector read as (2, 3, 4)
 broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 4))
 
 # %%
@@ -163,22 +166,29 @@ broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 
 # ## Exercise 3 · `broadcast_binary`: an operation on two broadcast operands
 #
 # Now the payoff. With both operands read through broadcast strides, an
-# elementwise operation on different shapes is the same loop as on equal
-# shapes: for every index of the result shape, read `x` and `y` *through their
-# own strides*, apply `op`, and append. Episode 01's index arithmetic does
-# the reading (`offset_to_index` walks the indices in row-major order,
-# `index_to_offset` finds each operand's element). The cell imports the
-# library's versions of those two, so this exercise works whatever state your
-# episode-01 notebook is in.
+# elementwise operation on different shapes needs no special case at all.
+# `broadcast_binary` gets the two storages, each with strides that already have
+# one entry per dimension of the result's `shape` (0 where that operand
+# repeats), and returns the result's flat row-major storage.
 #
-# Episode 03's `iter_offsets(shape, x_strides)` would find the same positions
-# faster, a whole list at once, and the library zips two of those. The
-# index-by-index loop is here because it shows what broadcasting is: the same
-# index, read through two sets of strides, one of them 0 where that operand is
-# repeated.
+# An example: `x = [0, 10, 20]` read with strides `(1, 0)` and
+# `y = [1, 2, 3, 4]` read with strides `(0, 1)`, as shape `(3, 4)`, add up to
+# `[1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24]`. Element `(1, 2)` is `x` at
+# position `1 * 1 + 2 * 0 = 1` (10) plus `y` at `1 * 0 + 2 * 1 = 2` (3): 13.
 #
-# The function takes the strides ready made, so it can be checked on its own;
-# the cell after it puts all three exercises together.
+# Questions to settle before you write it:
+#
+# - Element `k` of the result has an index in `shape`. Which one, and which
+#   episode-01 function finds it? Which one turns that index and a set of
+#   strides into a storage position?
+# - The storages are not in the result's order (one of them may be 3 numbers
+#   read 12 times). Can you ever walk a storage front to back?
+# - How many elements does shape `()` have? And a shape with a 0 in it?
+#
+# The cell imports the library's versions of the episode-01 helpers, so this
+# exercise works whatever state your episode-01 notebook is in. The function
+# takes the strides ready made, so it can be checked on its own; the cell after
+# it puts all three exercises together.
 
 # %%
 #| exercise: broadcast_binary
@@ -217,6 +227,7 @@ def add(x, x_shape, y, y_shape):
     return broadcast_binary(operator.add, x, xs, y, ys, shape), shape
 
 
+# expect ([0, 1, 2, 3, 14, 15, 16, 17, 28, 29, 30, 31], (3, 4)): row i of y plus 10 * i
 add([0, 10, 20], (3, 1), list(range(12)), (3, 4))
 
 # %%

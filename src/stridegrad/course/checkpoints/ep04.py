@@ -123,6 +123,15 @@ def scalar_everywhere(broadcast_strides):
     expect(broadcast_strides, (), (), (2, 2), returns=(0, 0))
 
 
+@checkpoint.test("broadcast_strides", hint="A size-1 axis gets stride 0 even where the target's "
+                                           "size is 1 too, as in NumPy: (3, 1) read as (3, 1) "
+                                           "has strides (1, 0).",
+                 hint_for=("keeps the stride of a size-1 dim that is not stretched",))
+def size_one_gets_stride_zero_even_unstretched(broadcast_strides):
+    expect(broadcast_strides, (3, 1), (1, 1), (3, 1), returns=(1, 0))
+    expect(broadcast_strides, (1, 4), (4, 1), (2, 1, 4), returns=(0, 0, 1))
+
+
 @checkpoint.test("broadcast_strides", hint="A size of 2 cannot be read as 4: raise ValueError.")
 def size_two_does_not_stretch_to_four(broadcast_strides):
     expect(broadcast_strides, (2,), (1,), (4,), raises=ValueError)
@@ -163,7 +172,7 @@ def empty_shape(broadcast_binary):
 
 @checkpoint.test("broadcast_binary", hint="Read x through its strides, not in storage order: "
                                           "with strides (1, 2) the first row is x[0], x[2], x[4].",
-                 hint_for=("ignores the strides",))
+                 hint_for=("ignores the strides", "repeats each storage in turn"))
 def reads_through_transposed_strides(broadcast_binary):
     expect(broadcast_binary, operator.mul, [1, 2, 3, 4, 5, 6], (1, 2), [10], (0, 0), (2, 3),
            returns=[10, 30, 50, 20, 40, 60])
@@ -207,8 +216,10 @@ def a_row_of_conditions_picks_columns(broadcast_where):
            returns=([1, 0, 3, 4, 0, 6], (2, 3)))
 
 
-@checkpoint.test("broadcast_where", hint="All three broadcast together: (2, 1, 1), (3, 1) and "
-                                         "(1, 2) give (2, 3, 2).", stretch=True)
+@checkpoint.test("broadcast_where", hint="All three broadcast together to (2, 3, 2), cond "
+                                         "included: its (2, 1, 1) takes the whole first block "
+                                         "from y ([7, 8] in every row) and the second from x "
+                                         "(1, 2, 3, each twice).", stretch=True)
 def all_three_operands_broadcast(broadcast_where):
     expect(broadcast_where, [False, True], (2, 1, 1), [1, 2, 3], (3, 1), [7, 8], (1, 2),
            returns=([7, 8, 7, 8, 7, 8, 1, 1, 2, 2, 3, 3], (2, 3, 2)))

@@ -26,7 +26,12 @@ HINTS = {
         "    lead = len(target_shape) - len(shape)      (< 0: ValueError)\n"
         "    out = [0] * lead\n"
         "    for d, s, t in zip(shape, strides, target_shape[lead:]):\n"
-        "        out.append(0 if d == 1 else s if d == t else raise ValueError)\n"
+        "        if d == 1:\n"
+        "            out.append(0)          (stretched or not)\n"
+        "        elif d == t:\n"
+        "            out.append(s)\n"
+        "        else:\n"
+        "            raise ValueError naming shape and target_shape\n"
         "    return tuple(out)",
     ],
     "broadcast_binary": [

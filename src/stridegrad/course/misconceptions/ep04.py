@@ -27,8 +27,9 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 """),
         Misconception("takes the larger size (stretches a size 2)",
-          "takes the larger of two sizes: a size 2 is stretched to 3 instead of raising "
-          "ValueError; only size 1 stretches",
+          "takes the larger of two sizes: sizes that differ, neither of them 1 (3 and 4, 2 and "
+          "4), give the larger instead of a ValueError, and 1 against 0 gives 1, not 0; only "
+          "size 1 stretches, to any size",
           """
 def broadcast_shapes(*shapes):
     n = max((len(s) for s in shapes), default=0)
@@ -62,8 +63,8 @@ def broadcast_shapes(a=(), b=()):
     return tuple(out)
 """),
         Misconception("vague error message",
-          "raises ValueError without naming the shapes: the learner reading it cannot tell "
-          "which shapes clash",
+          "raises ValueError without naming the shapes: whoever reads it cannot tell which "
+          "shapes clash",
           """
 def broadcast_shapes(*shapes):
     n = max((len(s) for s in shapes), default=0)
@@ -86,8 +87,27 @@ def broadcast_strides(shape, strides, target_shape):
     lead = len(target_shape) - len(shape)
     return (0,) * lead + tuple(strides)
 """),
+        Misconception("keeps the stride of a size-1 dim that is not stretched",
+          "gives a size-1 axis stride 0 only when it is stretched: where the target's size is 1 "
+          "too it keeps its old stride, but the contract (and NumPy) give every size-1 axis "
+          "stride 0",
+          """
+def broadcast_strides(shape, strides, target_shape):
+    lead = len(target_shape) - len(shape)
+    if lead < 0:
+        raise ValueError(f"cannot broadcast {shape} to {target_shape}")
+    out = [0] * lead
+    for d, s, t in zip(shape, strides, target_shape[lead:]):
+        if d == t:
+            out.append(s)
+        elif d == 1:
+            out.append(0)
+        else:
+            raise ValueError(f"cannot broadcast {shape} to {target_shape}")
+    return tuple(out)
+"""),
         Misconception("stretches a size 2 (no check)",
-          "stretches any size without checking it is 1: a size 2 broadcast to 3 gives strides "
+          "stretches any size without checking it is 1: a size 2 read as 4 gives strides "
           "instead of a ValueError",
           """
 def broadcast_strides(shape, strides, target_shape):
@@ -135,7 +155,7 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     return [op(a, b) for a, b in zip(x, y)]
 """),
         Misconception("swaps the operands",
-          "calls fn(y, x) instead of fn(x, y): right for + and *, wrong for - and /",
+          "calls op(y, x) instead of op(x, y): right for + and *, wrong for - and /",
           """
 def broadcast_binary(op, x, x_strides, y, y_strides, shape):
     import itertools
@@ -145,6 +165,17 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
         j = sum(a * s for a, s in zip(index, y_strides))
         out.append(op(y[j], x[i]))
     return out
+"""),
+        Misconception("repeats each storage in turn",
+          "reads element k of the result at x[k % len(x)] and y[k % len(y)], ignoring the "
+          "strides: right only when the repeated operand happens to line up, wrong for a "
+          "column read as a matrix or any transposed operand",
+          """
+def broadcast_binary(op, x, x_strides, y, y_strides, shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return [op(x[k % len(x)], y[k % len(y)]) for k in range(n)]
 """),
         Misconception("first index moves fastest",
           "walks the result with the first index fastest: the values come out in column-major "
@@ -205,7 +236,7 @@ def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
     values = []
     for k in range(numel(shape)):
         index = offset_to_index(k, shape)
-        if cond[index_to_offset(index, c_str)]:
+        if cond[{COND}]:
             values.append({TRUE}[index_to_offset(index, {TRUE}_str)])
         else:
             values.append({FALSE}[index_to_offset(index, {FALSE}_str)])
@@ -215,8 +246,8 @@ def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
 
 def _where(shape="broadcast_shapes(c_shape, x_shape, y_shape)",
            strides="broadcast_strides(s, contiguous_strides(s), shape)",
-           true="x", false="y"):
-    return (_WHERE.replace("{SHAPE}", shape).replace("{STRIDES}", strides)
+           true="x", false="y", cond="index_to_offset(index, c_str)"):
+    return (_WHERE.replace("{SHAPE}", shape).replace("{STRIDES}", strides).replace("{COND}", cond)
             .replace("{TRUE}", true).replace("{FALSE}", false))
 
 
@@ -225,6 +256,11 @@ MISCONCEPTIONS["broadcast_where"] = [
       "takes y where cond is true and x where it is false: every element comes from the "
       "other operand",
       _where(true="y", false="x")),
+    Misconception("cond read in turn",
+      "reads cond at cond[k % len(cond)] instead of through its broadcast strides: right when "
+      "cond is a scalar or lines up with the result's last axes, wrong for a column of "
+      "conditions or any cond stretched along a later axis",
+      _where(cond="k % len(cond)")),
     Misconception("cond left out of the shape",
       "broadcasts x and y only and reads cond as if it had their shape: a cond larger than "
       "both, or of another shape, is read at the wrong places or past its end",
