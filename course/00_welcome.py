@@ -92,7 +92,8 @@ for epoch in range(5):
 #| exercise: flatten
 #| hint: an item is a number or another list, to any depth: which function flattens a list?
 def flatten(data):
-    """All the numbers of a nested list, in reading (row-major) order.
+    """All the numbers of a nested list, in reading (row-major) order, as a new
+    list (the caller's lists are left as they were).
 
     Example:
         >>> flatten([[1, 2], [3, 4]])
@@ -137,10 +138,10 @@ check("00", "flatten", namespace={"flatten": one_level_flatten})
 # The docstrings say *what* a function must do (shapes, errors, examples), not
 # *how*: working that out is the exercise. When you are stuck, `hint("00",
 # "flatten")` prints a nudge; calling it again prints the next level, up to
-# the full idea in pseudo-code, and `hint("00", "flatten", level=3)` jumps
-# straight there. Take one level at a time and try again in between. A failing
-# `check` shows level 1, unless it recognises your mistake, in which case it
-# names it.
+# the full idea in pseudo-code, and `level=k` jumps to level `k` (`flatten`
+# has three; some exercises have four). Take one level at a time and try
+# again in between. A failing `check` shows what the failing test looks at and
+# level 1, unless it recognises your mistake, in which case it names it.
 
 # %%
 hint("00", "flatten")

@@ -115,11 +115,11 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 # strides count *elements*; NumPy's count bytes, more on that at the end.)
 # `hint("01", "contiguous_strides")` when you want a nudge.
 #
-# One corner case: a size of 0 counts as 1 in that computation, as in NumPy. An
-# empty array has no elements, so any strides would address them all; counting
-# 0 as 1 keeps every stride above 0, because a stride of 0 means something
-# else (repeating one element, episode 04). So `(3, 0, 2)` has strides
-# `(2, 2, 1)`.
+# One corner case: a size of 0 counts as 1 in that computation, as in NumPy's
+# `reshape`. An empty array has no elements, so no choice of strides can read
+# a wrong one; counting 0 as 1 keeps every stride above 0, because a stride of
+# 0 means something else (repeating one element, episode 04). So `(3, 0, 2)`
+# has strides `(2, 2, 1)`.
 
 # %%
 #| exercise: stridegrad.array.layout.contiguous_strides

@@ -91,8 +91,9 @@ plt.show()
 # - `x[:, ::2]` and `x[1:, 1:3]`: not contiguous, but in two different ways.
 #   One of them can still be flattened without a copy (exercise 4).
 #
-# (The widget needs a running kernel. Where there is none, as in the stored
-# copy of this lesson, you see a one-line summary of the view instead.)
+# (The widget needs a running kernel. Where there is none, as on a web page
+# that shows a saved copy of this notebook, you see a one-line summary of the
+# view instead.)
 
 # %% tags=["nbval-ignore-output"]
 stride_explorer("x.T")
@@ -137,8 +138,9 @@ permute_layout((3, 4), (4, 1), (1, 0)), permute_layout((2, 3, 4), (12, 4, 1), (2
 # step but "**the last**" for a negative one). Don't rewrite them:
 # `slice(None, None, -1).indices(4)` returns `(3, -1, -1)`, the `start`, `stop`
 # and `step` of an ordinary `range`. A classic bug is to let a missing start
-# default to 0 even when the step is negative: `::-1` then selects a single
-# element, as you saw in the explorer.
+# or stop take its positive-step default even when the step is negative: with
+# a start of 0, `::-1` keeps one element at most (as you saw in the explorer),
+# and with a stop of `size` it keeps none.
 #
 # Here is `x[::-1]` made by hand: slice axis 0 (size 3, stride 4) with `::-1`.
 
@@ -349,6 +351,7 @@ print("x.T contiguous:", a.T.flags["C_CONTIGUOUS"], "  after a copy:",
 #    with overlapping cells. Which of this episode's functions still behave?
 #    Look up `np.lib.stride_tricks.sliding_window_view` and why writing
 #    through such a view is dangerous.
-# 3. **Compose.** Write `getitem_layout(shape, strides, offset, key)` for a
-#    tuple of ints and slices, using `slice_layout` per axis (an int index
-#    removes its axis). Check it against `stridegrad.array`'s `x[key]`.
+# 3. **Ellipsis and new axes.** NumPy's keys may also hold `...` (as many
+#    whole axes as needed) and `None` (a new axis of size 1). Extend your
+#    `getitem_layout` to both: which stride does a new axis get, and why does
+#    it not matter? Check it against NumPy's `a[key].strides`.

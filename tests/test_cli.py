@@ -1,5 +1,6 @@
 """The CLI dispatcher and the bench table renderer."""
 
+import os
 import subprocess
 import sys
 
@@ -77,3 +78,16 @@ def test_bench_updates_only_the_marked_block_of_a_readme(tmp_path):
     (tmp_path / "bad.md").write_text("no markers")
     with pytest.raises(ValueError, match="lacks the markers"):
         bench.update_readme(tmp_path / "bad.md", "x")
+
+
+def test_a_reader_that_goes_away_stops_the_output_quietly():
+    # `stridegrad ... | head -1` once head has exited: every write fails with EPIPE
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        writer = subprocess.run([sys.executable, "-m", "stridegrad", "doctor"], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert "Broken pipe" not in writer.stderr and "Traceback" not in writer.stderr, writer.stderr
+    assert writer.returncode == 141

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 
 # The order is the order of ``--help``.
@@ -76,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except CommandError as exc:
         return _error(args.command, str(exc), exc.code)
+    except BrokenPipeError:
+        # the reader went away (`stridegrad check 01 | head`): stop quietly, as cat does;
+        # stdout is pointed at devnull so that Python's exit flush does not complain
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as exc:
         # a file or folder the user named (or one we made for them) cannot be used:
         # say which and why, without a traceback

@@ -187,6 +187,38 @@ def test_knock_on_failures_name_the_exercise_they_follow_from():
     assert first_root < first_knock_on < first_pass
 
 
+def test_a_mistake_of_its_own_is_not_blamed_on_another_exercise():
+    # numel is wrong for () only, and offset_to_index reverses the index: the reversed
+    # rows are its own mistake, diagnosed as such; only the row that needs numel(()) is
+    # blamed on numel
+    ns = define("""
+        def numel(shape):
+            if not shape:
+                return 0
+            n = 1
+            for d in shape:
+                n *= d
+            return n
+
+        def offset_to_index(offset, shape):
+            if not 0 <= offset < numel(shape):
+                raise ValueError(f"offset {offset} is not in range for shape {shape}")
+            index = []
+            for d in reversed(shape):
+                index.append(offset % d)
+                offset //= d
+            return tuple(index)
+    """)
+    result = run_checkpoint(load_checkpoint("01"), ns, exercise="offset_to_index")
+    failing = {r.test: r for r in result.rows if not r.passed}
+    reversed_index = dict((m.label, m.diagnosis) for m in for_episode("01")["offset_to_index"])[
+        "peeled index not reversed"]
+    assert failing["index_in_a_matrix"].diagnosis == reversed_index
+    assert not failing["index_in_a_matrix"].cause
+    assert failing["scalar_offset"].cause == "numel" and not failing["scalar_offset"].diagnosis
+    assert sum(bool(r.cause) for r in failing.values()) == 1
+
+
 def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
     # a flatten that returns nested rows fails leaves_the_input_alone by its value:
     # the hint about changing the input would blame the wrong thing

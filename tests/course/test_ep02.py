@@ -55,7 +55,7 @@ def test_negative_step_from_zero_names_the_reverse_slice():
     row = run_checkpoint(CP, ns, exercise="slice_layout").row("reverse_slice")
     assert row.status == "fail" and row.expected == "(3, 4, -1)"
     # its diagnosis names the mistake; the hint about it (hint_for) gives way to it
-    assert "instead of the last element" in row.diagnosis and row.hint == ""
+    assert "instead of the last" in row.diagnosis and row.hint == ""
 
 
 def test_reshape_stub_reports_the_unfinished_is_contiguous():

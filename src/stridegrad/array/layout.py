@@ -88,7 +88,7 @@ def contiguous_strides(shape: Shape) -> Strides:
         shape: sizes of the dimensions.
 
     Returns:
-        One stride per dimension.
+        One stride per dimension, as a tuple.
 
     Example:
         >>> contiguous_strides((2, 3, 4))

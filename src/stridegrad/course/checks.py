@@ -36,6 +36,7 @@ import signal
 import sys
 import threading
 import time
+import types
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -909,19 +910,27 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
         outcomes = {r.test: _outcome(r) for r in rows}
         match = _match(known, outcomes)
         cause = None if match else _failing_callee(checkpoint, result, namespace, ex, timeout)
+        # With the other exercise's function swapped for the reference, which rows still
+        # fail? Those are the learner's own mistakes, diagnosed on their own; only the
+        # rows that then pass are blamed on the other exercise.
+        own = _outcomes_with_reference(checkpoint, namespace, ex, cause, timeout) if cause else None
+        if own is not None:
+            match = _match(known, own)
+            outcomes = {test: own.get(test, outcome) for test, outcome in outcomes.items()}
         for r in rows:
             if r.status not in _FAILED:
                 continue
-            if match is not None:
-                r.diagnosis = match.diagnosis
-            elif cause:
+            if cause and (own is None or own.get(r.test, (True, ""))[0]):
                 r.cause = cause
+            elif match is not None:
+                r.diagnosis = match.diagnosis
             test = tests.get(r.test)
             if test is not None and test.hint_for and (match is not None or not any(
                     m.label in test.hint_for and _alike(m, theirs.get(r.test), outcomes[r.test])
                     for m, theirs in known)):
                 r.hint = ""
-        first = next((r for r in rows if r.status in _FAILED and not r.hidden), None)
+        first = next((r for r in rows if r.status in _FAILED and not r.hidden and not r.cause),
+                     None)
         if first is not None and match is None and not first.cause and not (
                 tests.get(first.test) and tests[first.test].hint_for and first.hint):
             level_one = nudge(checkpoint.episode, ex)
@@ -929,6 +938,29 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                 first.hint = f"{first.hint} Stuck on {ex}? {level_one}"
             elif level_one:
                 first.hint = level_one
+
+
+def _outcomes_with_reference(checkpoint: Checkpoint, namespace: Mapping[str, Any],
+                             exercise: str, callee: str,
+                             timeout: float | None) -> dict[str, tuple[bool, str]] | None:
+    """The outcome of each test of ``exercise`` when its function calls the reference
+    ``callee`` instead of the learner's (None when there is no reference to swap in)."""
+    fn = namespace.get(exercise)
+    try:
+        reference = getattr(importlib.import_module(checkpoint.reference), callee, None) \
+            if checkpoint.reference else None
+    except Exception:
+        reference = None
+    if reference is None or not isinstance(fn, types.FunctionType):
+        return None
+    scope = dict(fn.__globals__)
+    scope[callee] = reference
+    clone = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
+    rows = run_checkpoint(checkpoint, {**namespace, exercise: clone}, exercise=exercise,
+                          require_local=False, timeout=timeout, diagnose=False).rows
+    return {r.test: _outcome(r) for r in rows}
 
 
 def _failing_callee(checkpoint: Checkpoint, result: CheckResult, namespace: Mapping[str, Any],

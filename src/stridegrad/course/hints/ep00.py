@@ -22,7 +22,7 @@ HINTS = {
         "In full:\n\n"
         "    check len(flat) == product of shape, else ValueError naming both\n"
         "    if shape == (): return flat[0]\n"
-        "    step = len(flat) // shape[0]      (or the product of shape[1:])\n"
+        "    step = the product of shape[1:]    (len(flat) // shape[0] fails for shape[0] == 0)\n"
         "    return [unflatten(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]\n\n"
         "Slicing makes new lists, so the result shares nothing with the input.",
     ],

@@ -67,7 +67,7 @@ HINTS = {
         "slice_layout: offset += delta, the axis keeps its new size and stride. Axes the "
         "key does not mention are kept whole.",
         "In full:\n\n"
-        "    if len(key) > len(shape): raise IndexError naming the key and the shape\n"
+        "    if len(key) > len(shape): raise IndexError naming both counts, len(key) and len(shape)\n"
         "    new_shape, new_strides = [], []\n"
         "    for k, (d, s) in enumerate(zip(shape, strides)):\n"
         "        item = key[k] if k < len(key) else slice(None)\n"

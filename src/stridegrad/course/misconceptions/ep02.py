@@ -69,8 +69,9 @@ def permute_layout(shape, strides, axes):
     ],
     "slice_layout": [
         Misconception("negative step starts at 0",
-          "starts a negative-step slice at index 0 instead of the last element: a reversed view "
-          "begins at the wrong place",
+          "lets a missing start take its positive-step default, 0, when the step is negative: "
+          "a reversed slice starts at the first element instead of the last, and keeps one "
+          "element or none (the same goes for a missing stop taken as the size)",
           """
 def slice_layout(size, stride, sl):
     step = 1 if sl.step is None else sl.step
@@ -208,11 +209,39 @@ def reshape_strides(shape, strides, new_shape):
         Misconception("no element-count check",
           "never checks that the new shape has as many elements: (2, 3) to (4, 2) gives strides "
           "instead of a ValueError",
-          _CONTIGUOUS_STRIDES + """
+          """
+from stridegrad.array.layout import contiguous_strides, is_contiguous
+
+
 def reshape_strides(shape, strides, new_shape):
-    if tuple(strides) == contiguous_strides(shape):
+    # everything right, but no comparison of the element counts first
+    if is_contiguous(shape, strides):
         return contiguous_strides(new_shape)
-    return None
+    old_dims = [d for d in shape if d != 1]
+    old_strides = [s for d, s in zip(shape, strides) if d != 1]
+    new_strides = [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new_shape) and oi < len(old_dims):
+        np_, op = new_shape[ni], old_dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= old_dims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+    last = new_strides[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, len(new_shape)):
+        new_strides[nk] = last
+    return tuple(new_strides)
 """),
         Misconception("scales strides by the last old stride",
           "scales row-major strides by the last old stride: right for a uniformly strided view, "
