@@ -18,10 +18,9 @@
 # **By the end you can**
 #
 # - say what a node saves for backward, and why a second `backward()` fails;
-# - write the backward of `sum` and `mean` (`sum_backward`), of `max`
-#   (`max_backward`) and of `matmul` (`matmul_backward`, shapes worked out),
-#   and read those of elementwise ops, `reshape` and `transpose`, which the
-#   lesson shows;
+# - write the backward of `sum` (`sum_backward`), of `max` (`max_backward`)
+#   and of `matmul` (`matmul_backward`, shapes worked out), and read those of
+#   `mean`, elementwise ops, `reshape` and `transpose`, which the lesson shows;
 # - sum a gradient back to the shape of a broadcast input (`unbroadcast`), the
 #   step learners miss most often;
 # - check any backward rule against finite differences (`numerical_gradient`,
@@ -42,6 +41,13 @@ import matplotlib.pyplot as plt
 import stridegrad as sg
 
 np.set_printoptions(precision=4, suppress=True)  # short, readable arrays in the outputs
+
+
+def agrees(mine, other, atol=1e-5):
+    """True when two arrays have the same shape and close values; else says what differs."""
+    if np.shape(mine) != np.shape(other):
+        return f"no: the shapes differ, {np.shape(mine)} and {np.shape(other)}"
+    return bool(np.allclose(mine, other, atol=atol))
 
 # %% [markdown]
 # ## One node per operation, and what it saves
@@ -229,6 +235,11 @@ print("yours  :", unbroadcast(np.ones((3, 4)), (3, 1)).tolist(), unbroadcast(np.
 #
 # `mean` is `sum` divided by the number of entries reduced, so its backward is
 # `sum`'s divided by the same number.
+#
+# The answer may be a broadcast view (`np.broadcast_to` without a copy):
+# read-only, and no memory for the repeated entries. PyTorch's backward of
+# `sum` returns such a view too (`grad.expand(...)`), and the engine copies a
+# gradient before it keeps one in `.grad`.
 
 # %%
 #| exercise: stridegrad.course.reference.sum_backward
@@ -299,8 +310,8 @@ a = sg.tensor(an, requires_grad=True)
 b = sg.tensor(bn, requires_grad=True)
 (a @ b).backward(sg.tensor(gn))
 ga, gb = matmul_backward(an, bn, gn)
-print("grad_a matches the engine:", np.allclose(ga, a.grad.numpy()), ga.shape)
-print("grad_b matches the engine:", np.allclose(gb, b.grad.numpy()), gb.shape)
+print("grad_a matches the engine:", agrees(ga, a.grad.numpy()), np.shape(ga))
+print("grad_b matches the engine:", agrees(gb, b.grad.numpy()), np.shape(gb))
 
 # %%
 #| check: matmul_backward
@@ -352,15 +363,15 @@ rng = np.random.default_rng(1)
 an, bn = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
 G = rng.normal(size=(2, 4))
 ga, gb = matmul_backward(an, bn, G)
-print("matmul a:", np.allclose(ga, numerical_gradient(lambda v: float(((v @ bn) * G).sum()), an.copy()), atol=1e-5))
-print("matmul b:", np.allclose(gb, numerical_gradient(lambda v: float(((an @ v) * G).sum()), bn.copy()), atol=1e-5))
+print("matmul a:", agrees(ga, numerical_gradient(lambda v: float(((v @ bn) * G).sum()), an.copy())))
+print("matmul b:", agrees(gb, numerical_gradient(lambda v: float(((an @ v) * G).sum()), bn.copy())))
 c = rng.normal(size=(3, 1))
 Gc = rng.normal(size=(2, 3, 4))
 print("unbroadcast (3, 1) -> (2, 3, 4):",
-      np.allclose(unbroadcast(Gc, (3, 1)), numerical_gradient(lambda v: float((np.broadcast_to(v, (2, 3, 4)) * Gc).sum()), c.copy()), atol=1e-5))
+      agrees(unbroadcast(Gc, (3, 1)), numerical_gradient(lambda v: float((np.broadcast_to(v, (2, 3, 4)) * Gc).sum()), c.copy())))
 xm = rng.normal(size=(3, 4))
 Gm = rng.normal(size=(3,))
-print("max over axis 1:", np.allclose(max_backward(xm, Gm, axis=1), numerical_gradient(lambda v: float((v.max(axis=1) * Gm).sum()), xm.copy()), atol=1e-5))
+print("max over axis 1:", agrees(max_backward(xm, Gm, axis=1), numerical_gradient(lambda v: float((v.max(axis=1) * Gm).sum()), xm.copy())))
 
 # %%
 #| check: numerical_gradient

@@ -60,6 +60,29 @@ def test_wrong_unbroadcast_names_the_shapes():
     assert "shape (3, 1)" in row.expected and "shape (3,)" in row.got
 
 
+def _wrong(exercise, label):
+    return dict(WRONG_08[exercise])[label]
+
+
+def test_x_restored_one_ulp_off_shows_the_values_in_full():
+    """Restoring x by + eps, - 2 eps, + eps leaves 3.0000000000000004: printed with six
+    digits the row would show the same array as expected and got."""
+    ns = define(_wrong("numerical_gradient", "restores x by adding the nudges back"))
+    row = run_checkpoint(CHECKPOINT, ns, exercise="numerical_gradient").row(
+        "numerical_gradient_restores_x")
+    assert row.status == "fail"
+    assert "3.0000000000000004" in row.got and "was 3.0" in row.got, row.got
+    assert row.expected != row.got
+    assert "assign it back" in row.diagnosis
+
+
+def test_a_call_names_the_shape_of_each_array_argument():
+    ns = define(_wrong("unbroadcast", "sums everything"))
+    row = run_checkpoint(CHECKPOINT, ns, exercise="unbroadcast").row(
+        "unbroadcast_stretched_axis_keeps_its_dim")
+    assert row.call.startswith("unbroadcast(grad, (3, 1)) with grad of shape (3, 4) = "), row.call
+
+
 def test_stub_is_reported_as_not_implemented():
     ns = define("def unbroadcast(grad, shape):\n    raise NotImplementedError('sum')\n")
     result = run_checkpoint(CHECKPOINT, ns, exercise="unbroadcast")

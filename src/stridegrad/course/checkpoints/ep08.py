@@ -8,6 +8,7 @@ wrong library. Each test needs only the function it tests.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -16,7 +17,7 @@ from stridegrad.course.checks import CheckFailure, Checkpoint, raised
 from stridegrad.course.checkpoints._arrays import same_array
 from stridegrad.course.checkpoints._arrays import show as _show
 
-__all__ = ["checkpoint", "expect_array", "same_array"]
+__all__ = ["call_text", "checkpoint", "expect_array", "same_array"]
 
 checkpoint = Checkpoint("08_tensor_autograd", "tensor autograd",
                         reference="stridegrad.course.reference")
@@ -25,12 +26,46 @@ checkpoint = Checkpoint("08_tensor_autograd", "tensor autograd",
 # ------------------------------------------------------------------ helpers
 
 
+def _values(a: np.ndarray, limit: int = 60) -> str:
+    """An array's numbers as a nested list, cut between two numbers after ``limit`` characters."""
+    text = repr(np.round(a.astype(float), 6).tolist())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 4]
+    return head[: head.rfind(", ") + 1] + " ..."
+
+
+def call_text(fn: Callable, args: tuple, kwargs: dict) -> str:
+    """``name(grad, (3, 1)) with grad of shape (3, 4) = [[0.0, 1.0, ...], ...]``.
+
+    An array argument appears by the name the function gives it, and its shape and
+    (cut) values follow after "with": the shape is the key fact of a gradient, and a
+    long array cut inside the call would hide it."""
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    parts, described = [], []
+    for k, a in enumerate(args):
+        if isinstance(a, np.ndarray) and a.ndim:
+            name = names[k] if k < len(names) else f"argument {k + 1}"
+            parts.append(name)
+            described.append(f"{name} of shape {a.shape} = {_values(a)}")
+        elif isinstance(a, np.ndarray):  # 0-d: the number says it all
+            parts.append(repr(round(float(a), 6)))
+        else:
+            parts.append(_show(a, 30))
+    parts += [f"{k}={_show(v, 20)}" for k, v in kwargs.items()]
+    text = f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
+    return text + (" with " + ", ".join(described) if described else "")
+
+
 def expect_array(fn: Callable, *args: Any, returns: Any, atol: float = 1e-6,
                  call: str | None = None, **kwargs: Any) -> Any:
     """Call ``fn`` and check that it returns ``returns`` (an array, compared with a tolerance)."""
     if call is None:
-        parts = [_show(a, 30) for a in args] + [f"{k}={_show(v, 20)}" for k, v in kwargs.items()]
-        call = f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
+        call = call_text(fn, args, kwargs)
     try:
         got = fn(*args, **kwargs)
     except (NotImplementedError, KeyboardInterrupt):
@@ -158,7 +193,8 @@ def max_backward_vector(max_backward):
 
 @checkpoint.test("max_backward", hint="Two entries tie for the maximum: they share the "
                                       "gradient, 0.5 each (divide by the number of ties).",
-                 hint_for=("ties each get the whole gradient",))
+                 hint_for=("ties each get the whole gradient",
+                           "the whole gradient to the first maximum only"))
 def max_backward_ties_share(max_backward):
     expect_array(max_backward, _a(2, 7, 7), np.array(1.0), returns=[0, 0.5, 0.5])
 
@@ -261,7 +297,8 @@ def matmul_backward_row_times_column(matmul_backward):
 
 def _numgrad(fn, f, x, want, what, eps=None, atol=1e-4):
     kwargs = {} if eps is None else {"eps": eps}
-    call = f"numerical_gradient({what}, x={_show(x, 30)}" + (f", eps={eps})" if eps else ")")
+    call = (f"numerical_gradient({what}, x" + (f", eps={eps})" if eps else ")")
+            + f" with x of shape {x.shape} = {_values(x)}")
     expect_array(fn, f, x.copy(), returns=want, atol=atol, call=call, **kwargs)
 
 
@@ -289,27 +326,38 @@ def numerical_gradient_is_central(numerical_gradient):
              "lambda x: (x**3).sum()", eps=1e-2, atol=1e-3)
 
 
-@checkpoint.test("numerical_gradient", hint="Divide by 2 * eps: the two points are 2 * eps apart.",
-                 hint_for=("divides by eps, not 2 eps",))
+@checkpoint.test("numerical_gradient", hint="Divide by 2 * eps, the distance between the two "
+                                            "points: in Python a / 2 * eps is (a / 2) * eps, so "
+                                            "write a / (2 * eps).",
+                 hint_for=("divides by eps, not 2 eps", "divides by 2, then multiplies by eps"))
 def numerical_gradient_divides_by_two_eps(numerical_gradient):
     _numgrad(numerical_gradient, lambda x: float(np.sin(x).sum()), _a(0.0, np.pi),
              [1, -1], "lambda x: np.sin(x).sum()")
 
 
 @checkpoint.test("numerical_gradient", hint="Put each entry back to its old value after "
-                                            "measuring it: x must be unchanged at the end.",
-                 hint_for=("does not restore x",))
+                                            "measuring it: save it, and assign it back (adding "
+                                            "and subtracting eps again is not exact in floating "
+                                            "point). x must be unchanged, bit for bit.",
+                 hint_for=("does not restore x", "restores x by adding the nudges back"))
 def numerical_gradient_restores_x(numerical_gradient):
     x = _a([1.0, 2.0], [3.0, 4.0])
     before = x.copy()
+    call = "x after numerical_gradient(lambda v: (v**2).sum(), x)"
     try:
         numerical_gradient(lambda v: float((v ** 2).sum()), x)
     except (NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise CheckFailure("numerical_gradient(lambda v: (v**2).sum(), x)", "x unchanged",
-                           raised(exc), kind="error") from exc
-    same_array("x after numerical_gradient(f, x)", x, before, atol=0, rtol=0)
+        raise CheckFailure(call, "x unchanged", raised(exc), kind="error") from exc
+    if x.shape != before.shape or not np.array_equal(x, before):
+        # at full precision: one ulp off prints like the old value with 6 digits
+        moved = [(idx, float(x[idx])) for idx in np.ndindex(*before.shape)
+                 if x[idx] != before[idx]] if x.shape == before.shape else []
+        detail = "; ".join(f"x[{', '.join(map(str, i))}] is {v!r}, was {float(before[i])!r}"
+                           for i, v in moved[:2])
+        raise CheckFailure(call, f"{before.tolist()!r}, bit for bit",
+                           f"{x.tolist()!r} ({detail or 'a different shape'})")
 
 
 @checkpoint.test("numerical_gradient", hint="Perturb one entry at a time; each entry of the "

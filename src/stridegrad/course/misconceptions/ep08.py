@@ -104,6 +104,22 @@ def max_backward(x, grad, axis=None, keepdims=False):
         grad = np.expand_dims(grad, axis)
     return (x == out) * grad
 """),
+        Misconception("the whole gradient to the first maximum only",
+          "gives the whole gradient to the first maximum of each slice (argmax picks only the "
+          "first): when entries tie, the others get nothing; tied maxima share the gradient "
+          "equally",
+          """
+import numpy as np
+def max_backward(x, grad, axis=None, keepdims=False):
+    out = x.max(axis=axis, keepdims=True)
+    grad = np.reshape(grad, out.shape) if axis is None or keepdims else np.expand_dims(grad, axis)
+    first = np.zeros(x.shape)
+    if axis is None:
+        first.flat[np.argmax(x)] = 1.0
+    else:
+        np.put_along_axis(first, np.expand_dims(np.argmax(x, axis=axis), axis), 1.0, axis=axis)
+    return first * grad
+"""),
         Misconception("compares with the max without keepdims",
           "compares x with the max without keepdims: the max lines up with the wrong axis, so "
           "the wrong entries are marked",
@@ -189,6 +205,41 @@ def numerical_gradient(f, x, eps=1e-6):
         x[idx] -= 2 * eps
         down = f(x)
         g[idx] = (up - down) / (2 * eps)
+    return g
+"""),
+        Misconception("restores x by adding the nudges back",
+          "puts x back by arithmetic (+ eps, - 2 eps, + eps): floating point does not undo a "
+          "nudge exactly, so x ends one rounding step off its old value (3.0000000000000004 "
+          "for 3.0); save the old value and assign it back",
+          """
+import numpy as np
+def numerical_gradient(f, x, eps=1e-6):
+    g = np.zeros(x.shape)
+    for idx in np.ndindex(*x.shape):
+        x[idx] += eps
+        up = f(x)
+        x[idx] -= 2 * eps
+        down = f(x)
+        x[idx] += eps
+        g[idx] = (up - down) / (2 * eps)
+    return g
+"""),
+        Misconception("divides by 2, then multiplies by eps",
+          "writes (up - down) / 2 * eps, which Python reads as ((up - down) / 2) * eps: the "
+          "difference is multiplied by eps instead of divided, and every entry comes out "
+          "about 0; write / (2 * eps)",
+          """
+import numpy as np
+def numerical_gradient(f, x, eps=1e-6):
+    g = np.zeros(x.shape)
+    for idx in np.ndindex(*x.shape):
+        old = x[idx]
+        x[idx] = old + eps
+        up = f(x)
+        x[idx] = old - eps
+        down = f(x)
+        x[idx] = old
+        g[idx] = (up - down) / 2 * eps
     return g
 """),
         Misconception("perturbs every entry at once",
