@@ -64,9 +64,11 @@ plt.show()
 # %% [markdown]
 # ## Rows and columns are strided runs
 #
-# In flat storage, row `i` of `a` starts at `i * a_strides[0]` and each next
-# element is `a_strides[1]` further on. Column `j` of `b` starts at
-# `j * b_strides[1]` and steps by `b_strides[0]`. With strides, a row and a
+# In flat storage, element `(i, p)` of `a` sits at
+# `i * a_strides[0] + p * a_strides[1]` (episode 02). Hold `i` fixed and let
+# `p` run: that is row `i`, a run of positions with a start and a fixed step.
+# Where does it start, and what is the step? Do the same for column `j` of
+# `b`, where the row index is the one that runs. With strides, a row and a
 # column are the same kind of thing: a start and a step.
 #
 # That is why a transposed operand costs nothing: `b.T` is `b`'s storage with
@@ -152,10 +154,10 @@ print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides),
 # %% [markdown]
 # ## Exercise 2 · `batched_matmul`
 #
-# Same dot products as `matmul_2d`, with matrix `t` of each operand starting
-# at `t * strides[0]` and the row and column steps taken from `strides[1]` and
-# `strides[2]`. Raise a `ValueError` naming both shapes if the batch sizes or
-# the inner sizes differ.
+# Same dot products as `matmul_2d`, once for every matrix of the batch. Where
+# does matrix `t` of each operand start, and which strides does it use inside?
+# Each operand has its own batch stride, and 0 is allowed. Raise a
+# `ValueError` naming both shapes if the batch sizes or the inner sizes differ.
 
 # %%
 #| exercise: batched_matmul
@@ -269,10 +271,12 @@ print(len(xs), "points; first three:", [(x, round(y, 3)) for x, y in zip(xs[:3],
 #
 # Moving `w` by a little moves `r_i` by `x_i` times as much (`b` and `y_i` do
 # not move), so `dr_i/dw = x_i`; moving `b` moves `r_i` by the same amount, so
-# `dr_i/db = 1`. By the chain rule, `d(r_i ** 2)/dw = 2 * r_i * dr_i/dw = 2 * r_i * x_i`, and
-# `dr_i/db = 1`. So
+# `dr_i/db = 1`. By the chain rule, `d(r_i ** 2)/dw = 2 * r_i * dr_i/dw` and
+# `d(r_i ** 2)/db = 2 * r_i * dr_i/db`.
 #
-# `dL/dw = (2/N) * sum_i r_i * x_i`  and  `dL/db = (2/N) * sum_i r_i`.
+# The last step is yours: put `dr_i/dw` and `dr_i/db` in, then take the mean
+# over the points (the `1/N` and the sum stay in front). The cell after the
+# exercise checks one point by hand.
 #
 # Mind the sign: `r_i` is **prediction minus target**. With target minus
 # prediction you get the negative gradient, and gradient descent climbs.
@@ -307,7 +311,7 @@ def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
 
 # %%
 #| calls-exercise
-line_grads(0.0, 0.0, [1.0], [2.0])  # one point, r = 0 - 2 = -2: expect (2*(-2)*1, 2*(-2)) = (-4.0, -4.0)
+line_grads(0.0, 0.0, [1.0], [2.0])  # one point at x = 1, residual r = 0 - 2 = -2: expect (-4.0, -4.0)
 
 # %%
 #| check: line_grads
@@ -315,7 +319,11 @@ line_grads(0.0, 0.0, [1.0], [2.0])  # one point, r = 0 - 2 = -2: expect (2*(-2)*
 # %% [markdown]
 # ### Gradient descent
 #
-# Start from `w = b = 0` and take 300 steps with learning rate 0.1.
+# Start from `w = b = 0` and take 300 steps with learning rate 0.1. The plot
+# after it shows the line reached next to the truth, and the loss at every
+# step. Until `mse` and `line_grads` are done, the descent stops before its
+# first step: the plot then shows the starting line `w = b = 0`, flat at 0,
+# and says so.
 
 # %%
 #| calls-exercise
@@ -333,9 +341,14 @@ best_w, best_b = np.polyfit(xs, ys, 1)
 print(f"least squares (np.polyfit): w = {best_w:.4f}   b = {best_b:.4f}")
 
 # %%
+steps_done = max(len(losses) - 1, 0)
+if steps_done < 300:
+    print(f"the descent stopped after {steps_done} of 300 steps (an exercise is not done yet): "
+          f"the orange line is where it stopped, w = {w:.2f}, b = {b:.2f}")
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
 left.scatter(xs, ys, s=15, label="data")
-left.plot(xs, [w * x + b for x in xs], color="C1", label=f"fit: {w:.2f} x {'-' if b < 0 else '+'} {abs(b):.2f}")
+left.plot(xs, [w * x + b for x in xs], color="C1",
+          label=f"after {steps_done} steps: {w:.2f} x {'-' if b < 0 else '+'} {abs(b):.2f}")
 left.plot(xs, [3 * x - 1 for x in xs], "k--", lw=0.8, label="truth: 3 x - 1")
 left.legend()
 right.plot(losses)
@@ -440,7 +453,7 @@ for n in (16, 32, 64):
 # mean squared error is `dL/dw = (2/N) Xᵀ (X w + b - y)`, `dL/db = (2/N)
 # sum(X w + b - y)`. Compute the loss with your `mse` and both matrix products
 # with your `matmul_2d`, reading `Xᵀ` from `X`'s own storage through swapped
-# strides (a transposed view, no copy). The seed's example: `w = [0.5, -1, 2]`,
+# strides (a transposed view, no copy). A worked example: `w = [0.5, -1, 2]`,
 # `x = [4, 3, 2]`, `b = 0.5`, target `2.5` gives prediction 3.5, loss 1,
 # `dL/db = 2`, `dL/dw = [8, 6, 4]`. Only the contract below to go on;
 # `hint("05", "linear_model")` when you want it. Its points are counted apart.
@@ -456,7 +469,8 @@ def linear_model(x, x_shape, w, b, y):
     Returns ``(loss, dw, db)``: ``loss = mse(X w + b, y)`` (a float), ``dw`` the
     list of the ``D`` derivatives dL/dw, ``db`` the number dL/db. The two matrix
     products go through your ``matmul_2d`` and the loss through your ``mse``; the
-    transpose of ``X`` is read from ``x`` itself (no copy). No argument is changed.
+    transpose of ``X`` is ``x`` itself read as ``(D, N)`` with the strides swapped
+    (no copy). No argument is changed.
 
     Raises:
         ValueError: as ``matmul_2d`` and ``mse`` do (sizes that do not match).
@@ -502,10 +516,11 @@ print("(4, 2, 3) @ (3, 5) ->", (np.ones((4, 2, 3)) @ np.ones((3, 5))).shape, "(t
 # %% [markdown]
 # ## Going further
 #
-# 1. **Linear regression with matmul.** With `d` inputs per point, stack them
-#    in `X` of shape `(N, d)`; the predictions are `X @ w` and the gradient of
-#    the mse is `(2/N) * X.T @ (X @ w - y)`. Derive it, then compute it with
-#    your `matmul_2d`, reading `X.T` by swapping strides (no copy).
+# 1. **Another loss.** The mean absolute error `L = (1/N) * sum_i |r_i|`
+#    punishes large errors less than the mse. Derive `dL/dw` and `dL/db` for the
+#    line (what is the derivative of `|u|`, and what happens at `u = 0`?), fit
+#    the same 21 points with it, and compare the line and the loss curve. Add
+#    one point far off the line: which fit moves more?
 # 2. **Loop order.** In `matmul_2d` the innermost loop walks a column of `b`.
 #    Rewrite it with the loops in the order `i, p, j` (the innermost loop
 #    walks a row of `b` and a row of the output). Is it faster for contiguous

@@ -7,9 +7,10 @@ hand (the arithmetic is in the hints), never computed with the library.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
-from stridegrad.course.checks import Checkpoint, expect, fail
+from stridegrad.course.checks import Checkpoint, CheckFailure, expect
 
 __all__ = ["checkpoint"]
 
@@ -93,7 +94,8 @@ def batches_in_order(batched_matmul):
 @checkpoint.test("batched_matmul", hint="Use b's own batch stride: 0 here, so every batch "
                                         "multiplies by the same (identity) matrix.",
                  hint_for=("ignores b's batch stride (assumes contiguous b)",
-                           "uses a's batch stride for b too"))
+                           "uses a's batch stride for b too",
+                           "steps between matrices by their sizes, not the batch strides"))
 def shared_b_with_batch_stride_zero(batched_matmul):
     expect(batched_matmul, [1, 2, 3, 4, 5, 6, 7, 8], (2, 2, 2), (4, 2, 1),
            [1, 0, 0, 1], (2, 2, 2), (0, 2, 1), returns=[1, 2, 3, 4, 5, 6, 7, 8])
@@ -109,8 +111,10 @@ def gap_between_the_matrices_of_a(batched_matmul):
            [1, 0, 0, 1, 0, 1, 1, 0], (2, 2, 2), (4, 2, 1), returns=[1, 2, 3, 4, 6, 5, 8, 7])
 
 
-@checkpoint.test("batched_matmul", hint="Inside each batch, step down b's columns with "
-                                        "b_strides[1] (here b's matrices are transposed views).")
+@checkpoint.test("batched_matmul", hint="Here b is one transposed matrix shared by the batch: "
+                                        "its batch stride is 0 (matrix t starts at "
+                                        "t * b_strides[0] = 0), and inside it a column steps by "
+                                        "b_strides[1] = 1.")
 def transposed_matrices_in_b(batched_matmul):
     # b's two matrices are stored transposed: [[1, 3], [2, 4]] read with strides (1, 2)
     # is [[1, 2], [3, 4]]; I @ that, and [[0, 1], [1, 0]] @ that (rows swapped)
@@ -119,7 +123,7 @@ def transposed_matrices_in_b(batched_matmul):
 
 
 @checkpoint.test("batched_matmul", hint="Batch sizes 2 and 3 differ: raise ValueError naming "
-                                        "both shapes.")
+                                        "both shapes, even though the inner sizes agree.")
 def batch_sizes_must_match(batched_matmul):
     expect(batched_matmul, [0] * 8, (2, 2, 2), (4, 2, 1), [0] * 12, (3, 2, 2), (4, 2, 1),
            raises=ValueError)
@@ -207,11 +211,12 @@ def bias_gradient_has_no_x(line_grads):
     expect(line_grads, 1.0, 1.0, [-1.0, 2.0], [0.0, 0.0], returns=(6.0, 3.0))
 
 
-@checkpoint.test("line_grads", hint="Residuals [-1.05, 1.25, -2.8]: dL/dw = (2/3)(6.95), "
-                                    "dL/db = (2/3)(-2.6).")
+@checkpoint.test("line_grads", hint="Residuals [-1, 1.5, -3.25, -0.25]: dL/dw = (2/4)(-0.5 + "
+                                    "2.25 + 6.5 - 0.25) = 4, dL/db = (2/4)(-3) = -1.5.")
 def general_case(line_grads):
-    expect(line_grads, 0.3, -0.2, [0.5, 1.5, -2.0], [1.0, -1.0, 2.0],
-           returns=(13.9 / 3, -5.2 / 3))
+    # numbers exact in binary, so that any order of the arithmetic gives these floats
+    expect(line_grads, 0.5, -0.25, [0.5, 1.5, -2.0, 1.0], [1.0, -1.0, 2.0, 0.5],
+           returns=(4.0, -1.5))
 
 
 @checkpoint.test("line_grads", hint="Different numbers of xs and ys: raise ValueError.")
@@ -221,9 +226,9 @@ def lengths_must_match_too(line_grads):
 
 # ------------------------------------------------------------------ stretch: linear_model
 
-@checkpoint.test("linear_model", hint="The seed's model: prediction 4 * 0.5 - 3 + 4 + 0.5 = 3.5, "
-                                      "residual 1, loss 1.", stretch=True)
-def the_seed_model(linear_model):
+@checkpoint.test("linear_model", hint="The lesson's worked example: prediction 4 * 0.5 - 3 + 4 "
+                                      "+ 0.5 = 3.5, residual 1, loss 1.", stretch=True)
+def the_worked_example(linear_model):
     expect(linear_model, [4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5],
            returns=(1.0, [8.0, 6.0, 4.0], 2.0))
 
@@ -253,18 +258,72 @@ def a_perfect_fit(linear_model):
 
 
 @checkpoint.test("linear_model", hint="Call your matmul_2d for both products and your mse for "
-                                      "the loss.", stretch=True)
+                                      "the loss; for X transposed, hand matmul_2d x itself, "
+                                      "read as (D, N) with strides (1, D).", stretch=True,
+                 hint_for=("copies the transpose",))
 def uses_your_matmul_2d_and_mse(linear_model):
-    code = getattr(inspect.unwrap(linear_model), "__code__", None)
-    names = set(code.co_names) if code is not None else set()
-    missing = [n for n in ("matmul_2d", "mse") if n not in names]
+    x, w, y = [1, 2, 3, 4, 5, 6], [1, 0, -1], [0, 0]   # X is (2, 3): N = 2, D = 3
+    calls = _calls_while(linear_model, ("matmul_2d", "mse"), x, (2, 3), w, 1, y)
+    missing = [name for name in ("matmul_2d", "mse") if not calls[name]]
     if missing:
-        fail("the functions linear_model calls", "matmul_2d and mse among them",
-             f"no call to {' or '.join(missing)}")
+        raise CheckFailure("the functions linear_model calls", "matmul_2d and mse among them",
+                           f"no call to {' or '.join(missing)}")
+    full = [args for args in calls["matmul_2d"] if len(args) == 6]
+    ways = [(_as_tuple(a[1]), _as_tuple(a[2])) for a in full if a[0] is x]
+    if ((3, 2), (1, 3)) not in ways:
+        copied = any(a[0] is not x and _as_tuple(a[1]) == (3, 2) for a in full)
+        raise CheckFailure(
+            "linear_model([1, 2, 3, 4, 5, 6], (2, 3), ...): the calls to matmul_2d",
+            "one reading x itself as (3, 2) with strides (1, 3): X transposed, no copy",
+            "x itself read only as " + (", ".join(f"{sh} with strides {st}" for sh, st in ways)
+                                        or "nothing")
+            + ("; X transposed came from another list, a copy" if copied else ""))
+
+
+def _as_tuple(value):
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
+def _calls_while(fn, names, *args):
+    """Call ``fn(*args)`` and return the positional arguments of every call it makes
+    to the functions ``names`` of its own namespace (restored afterwards). A
+    NotImplementedError (a stub) passes through; so does any other error."""
+    scope = inspect.unwrap(fn).__globals__
+    calls = {name: [] for name in names}
+    saved = {name: scope[name] for name in names if callable(scope.get(name))}
+
+    def recorder(name, real):
+        try:
+            signature = inspect.signature(real)
+        except (TypeError, ValueError):
+            signature = None
+
+        @functools.wraps(real)
+        def record(*a, **k):
+            try:  # keyword arguments in their positional place
+                calls[name].append(tuple(signature.bind(*a, **k).arguments.values()))
+            except (AttributeError, TypeError):
+                calls[name].append(a)
+            return real(*a, **k)
+        return record
+
+    try:
+        for name, real in saved.items():
+            scope[name] = recorder(name, real)
+        fn(*args)
+    finally:
+        scope.update(saved)
+    return calls
 
 
 @checkpoint.test("linear_model", hint="Read X transposed through its strides: change none of "
-                                      "the arguments, copy nothing back into them.", stretch=True)
+                                      "the arguments, copy nothing back into them.", stretch=True,
+                 hint_for=("writes the residuals into y",))
 def leaves_the_inputs_alone(linear_model):
-    expect(linear_model, [4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5],
-           returns=(1.0, [8.0, 6.0, 4.0], 2.0), unchanged=True)
+    x, w, y = [4, 3, 2], [0.5, -1, 2], [2.5]
+    linear_model(x, (1, 3), w, 0.5, y)
+    changed = [f"{name} is now {now}" for name, now, then in
+               (("x", x, [4, 3, 2]), ("w", w, [0.5, -1, 2]), ("y", y, [2.5])) if now != then]
+    if changed:
+        raise CheckFailure("linear_model([4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5])",
+                           "x, w and y as they were", "; ".join(changed))

@@ -28,13 +28,22 @@ def batched_matmul(a, a_shape, a_strides, b, b_shape, b_strides):
     for t in range({BATCHES}):
         for i in range(n):
             for j in range(m):
-                row = t * a_strides[0] + i * a_strides[1]
+                row = {ASTART} + i * a_strides[1]
                 col = {BSTART} + j * b_strides[2]
                 out.append(sum(a[row + p * a_strides[2]] * b[col + p * b_strides[1]]
                                for p in range(k)))
     return out
 """
 _BATCH_CHECK = "if nb != nb2 or k != k2:\n        raise ValueError(f'{a_shape} and {b_shape}')"
+
+
+def _batched(check=_BATCH_CHECK, batches="nb", a_start="t * a_strides[0]",
+             b_start="t * b_strides[0]"):
+    """A batched_matmul as it should be but for the parts given: the size check, how
+    many batches it walks, and where matrix t of a and of b starts."""
+    return (_BATCHED.replace("{CHECK}", check).replace("{BATCHES}", batches)
+            .replace("{ASTART}", a_start).replace("{BSTART}", b_start))
+
 
 _MSE = """
 def mse(pred, target):
@@ -99,22 +108,31 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
         Misconception("ignores b's batch stride (assumes contiguous b)",
           "steps to the next matrix of b by k * m instead of b's batch stride: a b that repeats "
           "one matrix (stride 0) or is strided gives wrong batches",
-         _BATCHED.replace("{CHECK}", _BATCH_CHECK).replace("{BATCHES}", "nb")
-         .replace("{BSTART}", "t * k * m")),
+         _batched(b_start="t * k * m")),
         Misconception("uses a's batch stride for b too",
           "steps through b's batches with a's batch stride: wrong whenever the two are laid out "
           "differently",
-         _BATCHED.replace("{CHECK}", _BATCH_CHECK).replace("{BATCHES}", "nb")
-         .replace("{BSTART}", "t * a_strides[0]")),
+         _batched(b_start="t * a_strides[0]")),
         Misconception("first matrix only",
           "multiplies the first pair of matrices only: the other batches are missing",
-         _BATCHED.replace("{CHECK}", _BATCH_CHECK).replace("{BATCHES}", "min(nb, 1)")
-         .replace("{BSTART}", "t * b_strides[0]")),
+         _batched(batches="min(nb, 1)")),
+        Misconception("checks the inner sizes only",
+          "checks that the inner sizes agree but not the batch sizes: a batch of 2 against a "
+          "batch of 3 gives numbers (the extra matrices are ignored) instead of a ValueError",
+         _batched(check="if k != k2:\n        raise ValueError(f'{a_shape} and {b_shape}')")),
+        Misconception("ignores a's batch stride (assumes contiguous a)",
+          "steps to the next matrix of a by n * k instead of a's batch stride: right for a "
+          "contiguous a, wrong when a's matrices are spaced out (or shared, stride 0)",
+         _batched(a_start="t * n * k")),
+        Misconception("steps between matrices by their sizes, not the batch strides",
+          "starts matrix t of a at t * n * k and of b at t * k * m, as if both batches were "
+          "contiguous: the batch strides are ignored, so a b shared across the batch (stride "
+          "0) or spaced-out matrices are read from the wrong places",
+         _batched(a_start="t * n * k", b_start="t * k * m")),
         Misconception("no size checks",
           "never checks the batch and inner sizes: mismatched batches give numbers instead of a "
           "ValueError",
-         _BATCHED.replace("{CHECK}", "pass").replace("{BATCHES}", "min(nb, nb2)")
-         .replace("{BSTART}", "t * b_strides[0]")),
+         _batched(check="pass", batches="min(nb, nb2)")),
     ],
     "mse": [
         Misconception("sum without the mean",
@@ -180,15 +198,16 @@ def linear_model(x, x_shape, w, b, y):
     n, d = x_shape
     pred = [p + {B} for p in matmul_2d(x, (n, d), (d, 1), w, (len(w), 1), (1, 1))]
     loss = mse(pred, y)
-    residuals = [{RESIDUAL} for p, t in zip(pred, y)]
-    xt_r = matmul_2d(x, (d, n), {XT_STRIDES}, residuals, (n, 1), (1, 1))
+    residuals = [{RESIDUAL} for p, t in zip(pred, y)]{AFTER}
+    xt_r = matmul_2d({XT}, (d, n), {XT_STRIDES}, residuals, (n, 1), (1, 1))
     return loss, [{SCALE} * g for g in xt_r], {SCALE} * sum(residuals)
 """
 
 
-def _linear(b="b", residual="p - t", xt_strides="(1, d)", scale="2 / n"):
+def _linear(b="b", residual="p - t", xt_strides="(1, d)", scale="2 / n", xt="x", after=""):
     return (_LINEAR.replace("{B}", b).replace("{RESIDUAL}", residual)
-            .replace("{XT_STRIDES}", xt_strides).replace("{SCALE}", scale))
+            .replace("{XT_STRIDES}", xt_strides).replace("{SCALE}", scale)
+            .replace("{XT}", xt).replace("{AFTER}", after))
 
 
 MISCONCEPTIONS["linear_model"] = [
@@ -204,6 +223,18 @@ MISCONCEPTIONS["linear_model"] = [
       "predicts X w without adding b: the loss and gradients are those of a model through "
       "the origin",
       _linear(b="0")),
+    Misconception("forgets b in the residuals",
+      "adds b to the predictions for the loss but leaves it out of the residuals (X w - y): "
+      "the loss is right, the gradients are those of a model without b",
+      _linear(residual="p - b - t")),
+    Misconception("copies the transpose",
+      "builds X transposed as a new list and multiplies that: the numbers are right, but "
+      "the transpose was to be read from x itself through swapped strides, with no copy",
+      _linear(xt="[x[r * d + c] for c in range(d) for r in range(n)]", xt_strides="(n, 1)")),
+    Misconception("writes the residuals into y",
+      "stores the residuals in y, the caller's list of targets, to save a list: the answer "
+      "is right but y has changed",
+      _linear(after="\n    y[:] = residuals\n    residuals = y")),
     Misconception("reshapes X instead of transposing it",
       "reads X as a (D, N) matrix with strides (N, 1), a reshape, instead of swapping its "
       "strides to (1, D): right only for a single row, wrong as soon as X has two",
