@@ -215,12 +215,22 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 #| exercise: stridegrad.course.designs.mul
 #| hint: the same shape as add; only the local derivatives change
 
+# %% [markdown]
+# Two tries of your `mul`. With `x = 3` and `y = -2`, `x * y` must send
+# `y = -2` to `x` and `x = 3` to `y`: a closure that gives each input its own
+# number swaps the two. Then `x * x` must give `x` both shares, `2x = 6`. (On
+# `x * x` alone the swap would not show: both inputs hold 3.)
+
 # %%
 #| calls-exercise
+x, y = Value(3.0, label="x"), Value(-2.0, label="y")
+z = x * y
+z._backward(1.0)
+print(f"x * y at x = 3, y = -2: dz/dx = {x.grad} (y), dz/dy = {y.grad} (x)")
 x = Value(3.0, label="x")
-y = x * x
-y._backward(1.0)
-print(f"x * x at x = 3: dy/dx = {x.grad}")
+square = x * x
+square._backward(1.0)
+print(f"x * x at x = 3: d(x²)/dx = {x.grad} (2x)")
 
 # %%
 #| check: mul
@@ -331,10 +341,22 @@ except RecursionError:
 #
 # ## Exercise 4 · `topological_order`, with an explicit stack
 #
-# Push `(node, False)` to mean "expand this node": mark it visited, push
-# `(node, True)` back, then push its unvisited inputs on top. When
-# `(node, True)` comes off the stack, everything pushed above it (all its
-# inputs) has been listed, so the node is listed now.
+# Write `topological_order(root)`: every Value that `root` depends on, `root`
+# included, each listed once and after all of its inputs, so `root` comes
+# last. It must handle `chain`, 10,000 steps deep, at the default recursion
+# limit. The recursive version keeps its work to do in Python's call stack,
+# one frame per level; yours keeps it in a list.
+#
+# Questions to settle before you write it:
+#
+# - A node comes off your stack. May it go into the order right away, or do
+#   its inputs still have to be listed? The recursive version appends a node
+#   only once the loop over its inputs has returned: what on your stack can
+#   stand for "its inputs are done"?
+# - `x * x` reaches `x` twice, and a weight may feed a thousand nodes. What
+#   keeps a node from being listed twice?
+# - In `z = y + w` with `y = w * 3`, `w` is one step from `z` directly and two
+#   steps through `y`. Which must come first in the order, `w` or `y`?
 #
 # Your order may differ from the recursive one. Push the inputs of `z = x * y + b`
 # in operand order and the last one pushed comes off first, giving
@@ -358,10 +380,24 @@ print(len(topological_order(chain)), "nodes, no RecursionError")
 # %% [markdown]
 # ## Exercise 5 · `backward`
 #
-# Now the engine itself. Order the graph, reset the interior nodes' gradients
-# (so that calling `backward` twice does not double-count inside the graph;
-# leaves keep accumulating, like PyTorch's parameters), seed the root with
-# `1.0`, and call each closure from the root back to the leaves.
+# Now the engine itself. `backward(root)` fills in the `grad` of every Value
+# that `root` depends on with `d(root)/d(value)`. Afterwards:
+#
+# - `root.grad` is 1.0;
+# - an interior node (one with a closure) holds this call's gradient only:
+#   call `backward` twice and `xy.grad` is the same both times;
+# - a leaf keeps what it had and adds this call's gradient to it, like
+#   PyTorch's parameters (a training loop zeroes them between steps).
+#
+# Questions to settle first:
+#
+# - A closure passes `node.grad` on to the node's inputs. When is `node.grad`
+#   complete: whose closures must have run before? Which way through
+#   `topological_order` gives you that?
+# - What is the root's own gradient, `d(root)/d(root)`, and who puts it there?
+# - On a second call, what is already in `xy.grad` before the pass starts?
+#   And in `x.grad`, which must keep it?
+# - A leaf has no closure. What do you do with it?
 
 # %%
 #| exercise: stridegrad.course.designs.backward
@@ -473,9 +509,14 @@ for squash in (False, True):
 #
 # One more operation for the engine: a Value raised to a constant power, so
 # that `x ** 2` and `1 / x` (`x ** -1`) get gradients too. It is a closure like
-# `tanh`'s; the slope is yours to work out, for every `n` and every `a`,
-# 0 included. Only the contract below to go on; `hint("06", "power")` when you
-# want it. Its points are counted apart from the lesson's.
+# `tanh`'s; the slope is yours to work out.
+#
+# Mind `a = 0`. The slope of `a**3` there is 0 and the slope of `a**1` is 1.
+# `a**0` is the constant 1, so its slope is 0 at every `a`, 0 included, as in
+# PyTorch. (A negative power of 0 has no value at all, and a fractional power
+# has no finite slope at 0: neither is asked.) Only the contract below to go
+# on; `hint("06", "power")` when you want it. Its points are counted apart
+# from the lesson's.
 
 # %%
 #| exercise: stridegrad.course.designs.power
@@ -503,9 +544,10 @@ for squash in (False, True):
 # %% [markdown]
 # ## Going further
 #
-# 1. **Subtraction and powers for free.** `a - b` is already `a + (-1) * b`.
-#    Write `a / b` the same way from a new primitive `pow(a, k)` (with `k` a
-#    number), and check its gradient with `central_difference`.
+# 1. **A kink.** Add `relu(a)`, which is `max(a, 0)`. Its slope is 0 left of
+#    0 and 1 right of it: what do you give at exactly 0? (PyTorch gives 0.)
+#    Now measure it there with `central_difference` and `h = 1e-3`. What does
+#    it report, why, and does that make your gradient wrong?
 # 2. **How small should `h` be?** Plot the error of `central_difference` for
 #    `exp` at 1 against `h` from `1e-1` down to `1e-12` (log-log). Why does it
 #    fall, then rise again?

@@ -3,7 +3,9 @@ the lesson's Value is the one in stridegrad.course.designs, and the worked examp
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 
 import pytest
 
@@ -54,6 +56,64 @@ def test_overwriting_gradient_is_named_in_the_row():
     assert row.status == "fail" and row.expected == "6.0" and row.got == "3.0"
     # its diagnosis names the mistake; the hint about it (hint_for) gives way to it
     assert "(+=)" in row.diagnosis and "half its gradient" in row.diagnosis and row.hint == ""
+
+
+def test_add_that_ignores_g_is_named_not_told_to_use_plus_equals():
+    # the learner wrote a.grad += 1.0: the += hint of add_accumulates was beside the point
+    ns = define(dict(WRONG["add"])["forgets the incoming gradient"])
+    row = run_checkpoint(CP, ns, exercise="add").row("add_accumulates")
+    assert row.status == "fail" and (row.expected, row.got) == ("3.0", "2.0")
+    assert "gradient g" in row.diagnosis and row.hint == ""
+
+
+def test_leaves_reset_too_is_named_in_the_second_backward_row():
+    ns = define(dict(WRONG["backward"])["resets the leaves too"])
+    row = run_checkpoint(CP, ns, exercise="backward").row(
+        "second_backward_accumulates_into_leaves_only")
+    assert row.status == "fail" and "leaves must keep accumulating" in row.diagnosis
+    assert "order" not in row.hint
+
+
+def test_tanh_closure_reading_out_is_named():
+    ns = define(dict(WRONG["tanh"])["closure captures its output"])
+    result = run_checkpoint(CP, ns, exercise="tanh")
+    assert [r.test for r in result.rows if not r.passed] == [
+        "tanh_closure_does_not_capture_the_output"]
+    assert "reads out.data" in result.row("tanh_closure_does_not_capture_the_output").diagnosis
+
+
+def test_power_of_zero_has_slope_zero_at_zero():
+    """The contract (lesson text, hint, test): a**0 is the constant 1, slope 0 everywhere,
+    a = 0 included, as in PyTorch; the bare formula divides by zero there."""
+    x = designs.Value(0.0)
+    designs.power(x, 0)._backward(1.0)
+    assert x.grad == 0.0
+    ns = define(dict(WRONG["power"])["formula used at n = 0"])
+    row = run_checkpoint(CP, ns, exercise="power").row("power_zero_is_a_constant")
+    assert row.status == "error" and row.expected == "0.0"
+    assert row.got.startswith("raised ZeroDivisionError")
+    assert "a**0 is the constant 1" in SOURCE.replace("`", "")
+
+
+def _cell(marker):
+    return next(c for c in SOURCE.split("\n# %%") if marker in c)
+
+
+def _run_mul_demo(mul):
+    ns = {"__name__": "__main__", "mul": mul}
+    exec(_cell("class Value:"), ns)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(_cell('print(f"x * y at x = 3'), ns)
+    return out.getvalue().splitlines()
+
+
+def test_mul_demo_shows_a_mul_that_gives_each_input_its_own_number():
+    right = _run_mul_demo(designs.mul)
+    assert right == ["x * y at x = 3, y = -2: dz/dx = -2.0 (y), dz/dy = 3.0 (x)",
+                     "x * x at x = 3: d(x²)/dx = 6.0 (2x)"]
+    own = _run_mul_demo(define(dict(WRONG["mul"])["own data instead of the other's"])["mul"])
+    assert own[0] != right[0] and own[1] == right[1]  # x * x alone would not show it
 
 
 def test_recursive_sort_is_an_error_row_not_a_crash():

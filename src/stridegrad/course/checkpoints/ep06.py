@@ -15,7 +15,7 @@ import gc
 import math
 import weakref
 
-from stridegrad.course.checks import Checkpoint, fail
+from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
 
 __all__ = ["checkpoint"]
 
@@ -254,7 +254,10 @@ def tanh_accumulates(tanh):
     _check_number("a.grad (1.0 before) after tanh(a=0)._backward(1.0)", a.grad, 2.0)
 
 
-@checkpoint.test("tanh", hint="The closure captures a and the number tanh(a), not out.")
+@checkpoint.test("tanh", hint="The closure captures a and the number tanh(a), not out: "
+                              "reading out.data inside it keeps out alive in a cycle "
+                              "(out -> closure -> out).",
+                 hint_for=("closure captures its output",))
 def tanh_closure_does_not_capture_the_output(tanh):
     a = _leaf(0.3, "a")
     _check_no_cycle("tanh(a)", lambda: tanh(a))
@@ -422,8 +425,9 @@ def backward_through_a_long_chain(backward):
 
 @checkpoint.test("backward", hint="Reset interior nodes (those with a _backward) to 0 before the "
                                   "pass; leaves keep and accumulate. A second backward then "
-                                  "doubles the leaves' grads exactly (not triples them).",
-                 hint_for=("no reset of interior nodes (micrograd)",))
+                                  "doubles the leaves' grads exactly (not triples them, nor "
+                                  "leaves them as after one).",
+                 hint_for=("no reset of interior nodes (micrograd)", "resets the leaves too"))
 def second_backward_accumulates_into_leaves_only(backward):
     x, y = _leaf(2.0, "x"), _leaf(-3.0, "y")
     xy = _times(x, y)
@@ -494,6 +498,16 @@ def picks_the_right_coordinate(central_difference):
 
 # ------------------------------------------------------------------ stretch: power
 
+def _run_closure(call, out, g, want):
+    """``out._backward(g)``; an error it raises is the row's "got", next to ``want``."""
+    try:
+        out._backward(g)
+    except (NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise CheckFailure(call, repr(want), raised(exc), kind="error") from exc
+
+
 @checkpoint.test("power", hint="out = Value(a.data ** n, (a,), f\"**{n}\"): one input, the "
                                "exponent is a plain number.", stretch=True)
 def power_makes_the_output(power):
@@ -538,8 +552,23 @@ def power_at_zero(power):
     a = _Node(0.0, name="a")
     out = power(a, 3)
     _check_number("power(a=0, 3).data", out.data, 0.0)
-    out._backward(1.0)
+    _run_closure("a.grad after power(a=0, 3)._backward(1.0)", out, 1.0, 0.0)
     _check_number("a.grad after power(a=0, 3)._backward(1.0)", a.grad, 0.0)
+
+
+@checkpoint.test("power", hint="a**0 is the constant 1: its slope is 0 at every a, 0 "
+                               "included (as in PyTorch). At a = 0 a formula such as "
+                               "n * a**(n - 1) divides by zero: give n == 0 its slope, 0, "
+                               "without one.", stretch=True)
+def power_zero_is_a_constant(power):
+    a = _Node(0.0, name="a")
+    out = power(a, 0)
+    _check_number("power(a=0, 0).data", out.data, 1.0)
+    _run_closure("a.grad after power(a=0, 0)._backward(1.0)", out, 1.0, 0.0)
+    _check_number("a.grad after power(a=0, 0)._backward(1.0)", a.grad, 0.0)
+    b = _Node(5.0, name="b")
+    power(b, 0)._backward(2.0)
+    _check_number("b.grad after power(b=5, 0)._backward(2.0)", b.grad, 0.0)
 
 
 @checkpoint.test("power", hint="Add into a.grad (+=): a value used twice collects from every "

@@ -87,11 +87,14 @@ HINTS = {
         "Same shape as tanh: one input, one local derivative. What is the slope of a**n, "
         "for any number n?",
         "d(a**n)/da = n * a**(n - 1). Compute it from a.data (not by dividing the output by "
-        "a, which fails at 0), multiply by g and add into a.grad.",
+        "a, which fails at 0), multiply by g and add into a.grad. One exception: a**0 is "
+        "the constant 1, slope 0 at every a, but n * a**(n - 1) at n = 0, a = 0 is "
+        "0 * 0**-1, a ZeroDivisionError: give n == 0 the slope 0 without the formula.",
         "In full:\n\n"
         "    out = Value(a.data ** n, (a,), f\"**{n}\")\n"
         "    def _backward(g):\n"
-        "        a.grad += n * a.data ** (n - 1) * g      (0 when n == 0)\n"
+        "        slope = n * a.data ** (n - 1) if n != 0 else 0.0\n"
+        "        a.grad += slope * g\n"
         "    out._backward = _backward\n"
         "    return out",
     ],

@@ -71,6 +71,18 @@ def add(a, b):
     out._backward = _backward
     return out
 """),
+        Misconception("forgets the incoming gradient",
+          "adds the local slope 1 into the inputs' grad instead of the output's gradient g "
+          "times it: right only when g is 1, so anything after the + is ignored",
+          _VALUE + """
+def add(a, b):
+    out = Value(a.data + b.data, (a, b), "+")
+    def _backward(g):
+        a.grad += 1.0
+        b.grad += 1.0
+    out._backward = _backward
+    return out
+"""),
     ],
     "mul": [
         Misconception("= instead of +=",
@@ -141,6 +153,18 @@ def tanh(a):
     out = Value(t, (a,), "tanh")
     def _backward(g):
         a.grad += 1.0 - t * t
+    out._backward = _backward
+    return out
+"""),
+        Misconception("closure captures its output",
+          "reads out.data inside the closure, so the closure captures the output: out -> its "
+          "closure -> out is a reference cycle, freed only by the cycle collector. The numbers "
+          "are right; let the closure read a plain number t = math.tanh(a.data) instead",
+          _VALUE + """
+def tanh(a):
+    out = Value(math.tanh(a.data), (a,), "tanh")
+    def _backward(g):
+        a.grad += (1.0 - out.data ** 2) * g
     out._backward = _backward
     return out
 """),
@@ -250,6 +274,20 @@ def backward(root):
         if node._backward is not None:
             node._backward(node.grad)
 """),
+        Misconception("resets the leaves too",
+          "resets every gradient before the pass, the leaves' too: leaves must keep "
+          "accumulating across backward calls, like PyTorch's parameters (a training loop "
+          "zeroes them itself), so two backward calls must give them twice one call's gradient",
+          _TOPO + """
+def backward(root):
+    order = topological_order(root)
+    for node in order:
+        node.grad = 0.0
+    root.grad = 1.0
+    for node in reversed(order):
+        if node._backward is not None:
+            node._backward(node.grad)
+"""),
         Misconception("recursive order",
           "orders the graph by recursion: a long chain exceeds Python's recursion limit "
           "(RecursionError)",
@@ -326,15 +364,17 @@ _POWER = _VALUE + """
 def power(a, n):
     out = Value(a.data ** n, (a,), f"**{n}")
     def _backward(g):
-        a.grad {ASSIGN} {SLOPE}{TIMES_G}
+        slope = {SLOPE}{ZERO}
+        a.grad {ASSIGN} slope{TIMES_G}
     out._backward = _backward
     return out
 """
 
 
-def _power(assign="+=", slope="n * a.data ** (n - 1)", times_g=" * g"):
+def _power(assign="+=", slope="n * a.data ** (n - 1)", times_g=" * g",
+           zero=" if n != 0 else 0.0"):
     return (_POWER.replace("{ASSIGN}", assign).replace("{SLOPE}", slope)
-            .replace("{TIMES_G}", times_g))
+            .replace("{TIMES_G}", times_g).replace("{ZERO}", zero))
 
 
 MISCONCEPTIONS["power"] = [
@@ -350,6 +390,10 @@ MISCONCEPTIONS["power"] = [
       "computes the slope as n * out / a: right wherever a is not 0, but a ZeroDivisionError "
       "at a = 0, where the slope of a**3 is simply 0",
       _power(slope="n * a.data ** n / a.data")),
+    Misconception("formula used at n = 0",
+      "uses n * a**(n - 1) for n = 0 too: a**0 is the constant 1, whose slope is 0 at every "
+      "a, but at a = 0 the formula is 0 * 0**-1, a ZeroDivisionError",
+      _power(zero="")),
     Misconception("= instead of +=",
       "overwrites the input's gradient (=) instead of adding to it (+=): a value used twice "
       "keeps only its last contribution",
