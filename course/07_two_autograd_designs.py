@@ -66,7 +66,10 @@ for name, value in vars(xy).items():
 #
 # - a **tensor** (here a `Var`) is a handle: its data, `requires_grad`,
 #   `grad` (only leaves get one), and `grad_fn`, the node that made it, with
-#   `output_nr` saying which of that node's outputs it is;
+#   `output_nr` saying which of that node's outputs it is. A `Var` with a
+#   `grad_fn` requires grad: `Var(v, grad_fn=node)` sets `requires_grad` to
+#   True by itself, as PyTorch's `(x * y).requires_grad` is True when `x`
+#   requires grad;
 # - a **node** is one backward function (`MulBackward`, `AddBackward`, ...).
 #   It holds what its backward needs (the saved inputs) and its edges,
 #   `next_functions`: one `(node, input_nr)` pair per input of the operation,
@@ -91,12 +94,22 @@ print(inspect.getsource(AccumulateGrad))
 # %% [markdown]
 # ## Exercise 1 · `gradient_edge`
 #
-# When an operation takes `var` as an input, which edge does it store? The
-# node that made `var`, if there is one; the leaf's accumulator if `var` is a
-# leaf that wants a gradient; and `(None, 0)` for a constant.
-# `grad_accumulator(var)` returns the same accumulator for as long as some graph
-# still holds it: the leaf keeps only a weak reference, as in PyTorch, so once
-# no graph uses it a later call makes a new one.
+# An operation that takes `var` as an input stores one edge for it,
+# `(node, input_nr)`: where the backward pass must send `var`'s gradient when
+# it reaches the operation. `gradient_edge(var)` finds that edge. Three kinds
+# of `Var` can come in; for each, ask where its gradient should go:
+#
+# - `xy = x * y`, made by an operation: which node turns `xy`'s gradient into
+#   gradients for `x` and `y`, and which of that node's outputs is `xy`?
+# - `x`, a leaf with `requires_grad=True`: no node made it. Which node writes
+#   `x.grad`, and why must every use of `x` reach the *same* one?
+#   `grad_accumulator(var)` returns the same accumulator for as long as some
+#   graph still holds it: the leaf keeps only a weak reference, as in PyTorch,
+#   so once no graph uses it a later call makes a new one.
+# - `Var(3.0)`, a constant: who wants its gradient?
+#
+# One trap: `xy` requires grad too, since it has a `grad_fn`. Which question
+# must you ask first?
 
 # %%
 #| exercise: stridegrad.course.designs.gradient_edge
@@ -129,9 +142,10 @@ def var_tanh(a):
     return Var(t, grad_fn=TanhBackward((gradient_edge(a),), t))
 
 # %% [markdown]
-# Now write multiplication. The node saves the two input **numbers**
-# (`MulBackward(edges, a.data, b.data)`), not the `Var`s: a node keeps alive
-# only what its backward needs.
+# Now write multiplication. When does a product need a node at all? When it
+# does, look at `MulBackward` above: what does its `apply` read, and in which
+# order must its edges come? Give it **numbers**, not the `Var`s: a node
+# keeps alive only what its backward needs.
 
 # %%
 #| exercise: stridegrad.course.designs.var_mul
@@ -197,6 +211,14 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 # %% [markdown]
 # The worked example of episode 06, in design B: weights `[0.5, -1.0, 2.0]`,
 # inputs `[4.0, 3.0, 2.0]`, bias `0.5`, target `2.5`.
+#
+# In the picture, square boxes are `Var`s (blue: the leaves `w0`, `w1`, `w2`
+# and `b`; orange: the loss) and rounded boxes the backward nodes that made
+# them. The arrows follow the forward computation, as in episode 06: from an
+# input to the node of the operation that used it. The edges
+# `next_functions` point the other way, from a node to its inputs' nodes,
+# which is the way `run_backward` walks. The `AccumulateGrad` nodes and the
+# constants are not drawn.
 
 # %%
 #| calls-exercise
@@ -211,8 +233,8 @@ run_backward(loss)
 print("prediction", p.data, " loss", loss.data)
 print("dL/db", bias.grad, " dL/dw", [wi.grad for wi in w])
 print("interior grads:", p.grad, d.grad, "(never stored)")
-draw_graph(loss, title="design B: the handles and their operations "
-           "(AccumulateGrad nodes and constants not drawn)")
+draw_graph(loss, title="design B: leaves, backward nodes and the loss "
+           "(arrows: the forward computation)")
 plt.show()
 
 # %%

@@ -57,6 +57,26 @@ def test_forgotten_edge_fails_the_edge_test():
     assert row.status == "fail" and "Forget one" in row.hint
 
 
+def test_a_root_without_grad_fn_row_says_what_was_expected_and_hints():
+    # a run_backward with no check crashes on None.apply: the row names the expected error
+    source = dict(WRONG["run_backward"])["no check for a missing grad_fn"].replace(
+        "    if root.grad_fn is None:\n        return\n", "")
+    row = run_checkpoint(CP, define(source), exercise="run_backward").row("leaf_root_raises")
+    assert row.status == "error" and row.expected == "raises RuntimeError"
+    assert row.got.startswith("raised AttributeError") and "RuntimeError" in row.hint
+
+
+def test_interior_var_sent_to_an_accumulator_is_named():
+    ns = define(dict(WRONG["gradient_edge"])["asks requires_grad before grad_fn"])
+    result = run_checkpoint(CP, ns, exercise="gradient_edge")
+    failing = [r for r in result.rows if not r.passed]
+    assert [r.test for r in failing] == ["edge_of_an_interior_var", "edge_keeps_the_output_number"]
+    assert all("ask grad_fn first" in r.diagnosis for r in failing)
+    # the lesson says so where it introduces Var
+    prose = " ".join(SOURCE.replace("\n#", "\n").split())
+    assert "A `Var` with a `grad_fn` requires grad" in prose
+
+
 def test_lesson_copies_are_the_reference():
     for fn in (designs.var_add, designs.var_tanh):
         assert inspect.getsource(fn) in SOURCE, fn.__name__

@@ -5,7 +5,9 @@ HINTS = {
         "Three kinds of Var: made by an operation, a leaf that wants a gradient, and "
         "anything else. Where should each one's gradient go?",
         "A Var with a grad_fn: to that node, at input number var.output_nr. A leaf with "
-        "requires_grad: to its grad accumulator, input 0. Otherwise nowhere: (None, 0).",
+        "requires_grad: to its grad accumulator, input 0. Otherwise nowhere: (None, 0). Ask "
+        "about grad_fn first: a Var made by an operation requires grad too, and must not get "
+        "an accumulator.",
         "In full:\n\n"
         "    if var.grad_fn is not None: return (var.grad_fn, var.output_nr)\n"
         "    if var.requires_grad: return (grad_accumulator(var), 0)\n"

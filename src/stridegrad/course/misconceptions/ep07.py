@@ -55,6 +55,18 @@ def gradient_edge(var):
         return (grad_accumulator(var), 0)
     return (None, 0)
 """),
+        Misconception("asks requires_grad before grad_fn",
+          "tests requires_grad first, but a Var made by an operation requires grad too: it gets "
+          "an AccumulateGrad of its own, so its gradient is stored there and never flows on "
+          "to the node that made it (ask grad_fn first)",
+          _IMPORTS + """
+def gradient_edge(var):
+    if var.requires_grad:
+        return (grad_accumulator(var), 0)
+    if var.grad_fn is not None:
+        return (var.grad_fn, var.output_nr)
+    return (None, 0)
+"""),
         Misconception("leaves get no edge",
           "returns (None, 0) for a leaf that requires grad: its gradient is never accumulated",
           _IMPORTS + """
@@ -348,6 +360,14 @@ MISCONCEPTIONS["var_div"] = [
       "gives b the gradient +a/b**2 instead of -a/b**2: growing the divisor shrinks the "
       "quotient, so its derivative is negative",
       _var_div(grads="(grad / b, grad * a / (b * b))")),
+    Misconception("b's derivative without a",
+      "gives b the gradient -1/b**2 instead of -a/b**2: that is the derivative of 1/b, but "
+      "a / b is a times 1/b, so a stays as a factor",
+      _var_div(grads="(grad / b, -grad / (b * b))")),
+    Misconception("forgets the incoming gradient",
+      "returns the local derivatives (1/b, -a/b**2) without multiplying them by the gradient "
+      "that arrives: right only when that gradient is 1",
+      _var_div(grads="(1 / b, -a / (b * b))")),
     Misconception("b's derivative not squared",
       "gives b the gradient -a/b instead of -a/b**2: the derivative of 1/b is -1/b**2",
       _var_div(grads="(grad / b, -grad * a / b)")),
