@@ -70,6 +70,42 @@ def test_missing_weight_decay_is_caught_by_name():
     assert failing == {"sgd_weight_decay", "sgd_momentum_with_weight_decay"}
 
 
+def test_a_later_step_starts_from_the_state_shown_in_its_call():
+    """Adam without bias correction is wrong from the first step on; its second-step row
+    must not start from that wrong first step while expecting the right one."""
+    ns = define(dict(WRONG_09["adam_step"])["no bias correction"])
+    row = run_checkpoint(CHECKPOINT, ns, exercise="adam_step").row("adam_second_step")
+    assert row.status == "fail"
+    assert row.call == ("adam_step([0.9, -1.9], [0.5, 4.0], {'step': 1, 'exp_avg': [0.05, -0.4], "
+                        "'exp_avg_sq': [0.00025, 0.016]}, lr=0.1)")
+    assert "too large" in row.diagnosis and "too small" not in row.diagnosis
+
+
+def test_update_rule_calls_are_written_as_python():
+    ns = define("""
+        def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
+            return param
+        def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+            return param
+        def rmsprop_step(param, grad, state, lr=0.01, alpha=0.99, eps=1e-8):
+            return param
+    """)
+    rows = [r for ex in ("sgd_step", "adam_step", "rmsprop_step")
+            for r in run_checkpoint(CHECKPOINT, ns, exercise=ex).rows if r.call]
+    assert rows
+    for r in rows:
+        assert ", )" not in r.call and "state, " not in r.call, r.call
+    assert {r.test for r in rows} >= {"adam_default_lr", "rmsprop_two_steps"}
+    two = next(r for r in rows if r.test == "rmsprop_two_steps")
+    assert two.call == "rmsprop_step([0.9], [0.5], {'square_avg': [0.0025]})"
+
+
+def test_the_momentum_buffer_may_not_be_the_callers_grad():
+    ns = define(dict(WRONG_09["sgd_step"])["the buffer is the caller's grad, updated in place"])
+    result = run_checkpoint(CHECKPOINT, ns, exercise="sgd_step")
+    assert [r.test for r in result.rows if not r.passed] == ["sgd_momentum_leaves_grads_alone"]
+
+
 # ------------------------------------------------------------------ reference vs library
 
 

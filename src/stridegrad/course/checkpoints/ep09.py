@@ -124,11 +124,19 @@ def linear_init_is_seeded(Linear):
         fail("two Linear(3, 2) after sg.manual_seed(3)", "the same weights", "different weights")
 
 
-@checkpoint.test("Linear", hint="Build the output with Tensor ops on the Parameters, so "
-                                "backward reaches them: d(sum)/dW is the column sums of x.")
+@checkpoint.test("Linear", hint="weight and bias must be leaves (Parameters made from the "
+                                "finished numbers) and forward must use them with Tensor ops: "
+                                "d(sum)/dW is then the column sums of x.",
+                 hint_for=("weights are the result of an op, not leaves",))
 def linear_gradients_reach_parameters(Linear):
     sg.manual_seed(0)
     lin = _call("Linear(3, 2)", Linear, 3, 2)
+    for name in ("weight", "bias"):
+        fn = getattr(getattr(lin, name, None), "grad_fn", None)
+        if fn is not None:  # the result of an op: backward passes through it, stores nothing
+            fail(f"Linear(3, 2).{name}.grad_fn", "None (a leaf tensor: a Parameter)",
+                 f"{fn} (not a leaf: {name} is the result of an operation, and backward "
+                 "fills .grad only on leaves)")
     _call("Linear(3, 2)(ones(5, 3)).sum().backward()", lambda: lin(sg.ones(5, 3)).sum().backward())
     if lin.weight.grad is None or lin.bias.grad is None:
         fail("weight.grad, bias.grad after backward", "both set",
@@ -251,13 +259,28 @@ def nll_loss_numpy_targets(nll_loss):
     _same("nll_loss([[-2, -0.25], [-1, -0.75]], np.array([1, 1]))", out, 0.5)
 
 
-# ------------------------------------------------------------------ sgd_step
+# ------------------------------------------------------------------ the update rules
+
+
+def _state_text(state: dict) -> str:
+    items = ", ".join(f"{k!r}: {np.round(np.asarray(v, dtype=float), 8).tolist()!r}"
+                      if isinstance(v, (np.ndarray, list)) else f"{k!r}: {v!r}"
+                      for k, v in state.items())
+    return "{" + items + "}"
+
+
+def _step(name, fn, param, grad, state, **kw):
+    """Call an update rule ``name(param, grad, state, **kw)``: returns (the call as text,
+    the new parameter). A given ``state`` (the right one after an earlier step) is shown
+    whole, so a row never depends on what the learner's earlier call left there."""
+    parts = [repr(list(map(float, param))), repr(list(map(float, grad))), _state_text(state)]
+    parts += [f"{k}={v}" for k, v in kw.items()]
+    call = f"{name}({', '.join(parts)})"
+    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
 
 
 def _sgd(fn, param, grad, state, **kw):
-    args = ", ".join(f"{k}={v}" for k, v in kw.items())
-    call = f"sgd_step({_show(param, 25)}, {_show(grad, 25)}, state, {args})"
-    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
+    return _step("sgd_step", fn, param, grad, state, **kw)
 
 
 @checkpoint.test("sgd_step", hint="Plain SGD: param - lr * grad = [1, 2] - 0.1 * [0.5, -1].")
@@ -266,9 +289,6 @@ def sgd_plain_step(sgd_step):
     _same(call, got, [0.95, 2.1], atol=1e-9)
 
 
-# the misconceptions the momentum hints describe (a hint is shown only to a failure like one)
-_MOMENTUM_MISTAKES = ("momentum buffer initialised to ones", "dampened buffer, started at zeros",
-                      "forgets the buffer between calls")
 
 
 @checkpoint.test("sgd_step", hint="Weight decay adds weight_decay * param to the gradient "
@@ -279,10 +299,10 @@ def sgd_weight_decay(sgd_step):
     _same(call, got, [0.95, 1.9], atol=1e-9)
 
 
-@checkpoint.test("sgd_step", hint="The first momentum buffer is the gradient itself (not "
-                                  "zeros times something, not ones): keep it in "
-                                  "state['momentum_buffer'].",
-                 hint_for=_MOMENTUM_MISTAKES)
+@checkpoint.test("sgd_step", hint="After the first step the buffer holds the gradient itself "
+                                  "(the sum of one gradient: not a fraction of it, not ones), "
+                                  "kept in state['momentum_buffer'] for the next call.",
+                 hint_for=("momentum buffer initialised to ones", "dampened buffer (an average)"))
 def sgd_first_buffer_is_the_gradient(sgd_step):
     state = {}
     call, got = _sgd(sgd_step, [1.0, 2.0], [0.5, -1.0], state, lr=0.1, momentum=0.9)
@@ -291,25 +311,26 @@ def sgd_first_buffer_is_the_gradient(sgd_step):
           atol=1e-9)
 
 
-@checkpoint.test("sgd_step", hint="Second step: b = 0.9 * 1 + 1 = 1.9, so 0.9 - 0.1 * 1.9 = "
-                                  "0.71. Read the buffer back from state.",
-                 hint_for=_MOMENTUM_MISTAKES)
+@checkpoint.test("sgd_step", hint="A later step reads the buffer back from state: b = 0.9 * 1 "
+                                  "+ 1 = 1.9, so 0.9 - 0.1 * 1.9 = 0.71.",
+                 hint_for=("dampened buffer (an average)", "forgets the buffer between calls"))
 def sgd_momentum_two_steps(sgd_step):
-    state = {}
-    _, p = _sgd(sgd_step, [1.0], [1.0], state, lr=0.1, momentum=0.9)
-    call, p = _sgd(sgd_step, p, [1.0], state, lr=0.1, momentum=0.9)
-    _same("second " + call, p, [0.71], atol=1e-9)
+    # the state the first step sgd_step([1.0], [1.0], {}, lr=0.1, momentum=0.9) leaves
+    state = {"momentum_buffer": np.array([1.0])}
+    call, p = _sgd(sgd_step, [0.9], [1.0], state, lr=0.1, momentum=0.9)
+    _same(call, p, [0.71], atol=1e-9)
 
 
 @checkpoint.test("sgd_step", hint="Weight decay goes into g before the momentum buffer: "
                                   "step 1 g = 1.2, step 2 g = 1.188 and b = 0.5 * 1.2 + 1.188.",
                  hint_for=('forgets weight decay',))
 def sgd_momentum_with_weight_decay(sgd_step):
-    state = {}
-    _, p = _sgd(sgd_step, [2.0], [1.0], state, lr=0.1, momentum=0.5, weight_decay=0.1)
-    _same("first step", p, [1.88], atol=1e-9)
-    call, p = _sgd(sgd_step, p, [1.0], state, lr=0.1, momentum=0.5, weight_decay=0.1)
-    _same("second " + call, p, [1.7012], atol=1e-9)
+    call, p = _sgd(sgd_step, [2.0], [1.0], {}, lr=0.1, momentum=0.5, weight_decay=0.1)
+    _same(call, p, [1.88], atol=1e-9)
+    # the second step starts from the right state after the first: b = 1.2
+    call, p = _sgd(sgd_step, [1.88], [1.0], {"momentum_buffer": np.array([1.2])}, lr=0.1,
+                   momentum=0.5, weight_decay=0.1)
+    _same(call, p, [1.7012], atol=1e-9)
 
 
 @checkpoint.test("sgd_step", hint="Return a new array (param - lr * g); do not change param "
@@ -322,13 +343,27 @@ def sgd_leaves_inputs_alone(sgd_step):
     _same("grad after sgd_step(param, grad, {}, lr=0.1)", grad, [0.5, -1.0], atol=0, rtol=0)
 
 
+@checkpoint.test("sgd_step", hint="The buffer must be an array of your own: keeping the "
+                                  "caller's first grad as the buffer and then updating it in "
+                                  "place (*=, +=) changes that grad on the next call.",
+                 hint_for=("the buffer is the caller's grad, updated in place",))
+def sgd_momentum_leaves_grads_alone(sgd_step):
+    state, p = {}, np.array([1.0, 2.0])
+    grads = [np.array([0.5, -1.0]), np.array([1.0, 1.0])]
+    for k, grad in enumerate(grads):
+        p = _call(f"call {k + 1} of sgd_step(param, grad, state, lr=0.1, momentum=0.9)",
+                  sgd_step, p, grad, state, lr=0.1, momentum=0.9)
+    _same("the first call's grad after two sgd_step calls with momentum", grads[0],
+          [0.5, -1.0], atol=0, rtol=0)
+    _same("the second call's grad after two sgd_step calls with momentum", grads[1],
+          [1.0, 1.0], atol=0, rtol=0)
+
+
 # ------------------------------------------------------------------ adam_step
 
 
 def _adam(fn, param, grad, state, **kw):
-    args = ", ".join(f"{k}={v}" for k, v in kw.items())
-    call = f"adam_step({_show(param, 25)}, {_show(grad, 25)}, state, {args})"
-    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
+    return _step("adam_step", fn, param, grad, state, **kw)
 
 
 @checkpoint.test("adam_step", hint="With bias correction, the first step is lr * g / |g|: "
@@ -346,10 +381,11 @@ def adam_second_step(adam_step):
     #          v = 0.999*0.00025 + 0.001*0.25 = 0.00049975, v_hat = 0.25; step 0.1*0.5/0.5
     # entry 1: m = 0.9*(-0.4) + 0.1*4 = 0.04, m_hat = 0.04/0.19 = 0.2105263;
     #          v = 0.999*0.016 + 0.001*16 = 0.031984, v_hat = 16; step 0.1*0.2105263/4
-    state = {}
-    _, p = _adam(adam_step, [1.0, -2.0], [0.5, -4.0], state, lr=0.1)
-    call, p = _adam(adam_step, p, [0.5, 4.0], state, lr=0.1)
-    _same("second " + call, p, [0.8, -1.9052632], atol=1e-6)
+    # the state the first step adam_step([1.0, -2.0], [0.5, -4.0], {}, lr=0.1) leaves
+    state = {"step": 1, "exp_avg": np.array([0.05, -0.4]),
+             "exp_avg_sq": np.array([0.00025, 0.016])}
+    call, p = _adam(adam_step, [0.9, -1.9], [0.5, 4.0], state, lr=0.1)
+    _same(call, p, [0.8, -1.9052632], atol=1e-6)
 
 
 @checkpoint.test("adam_step", hint="state['step'] counts the calls: 1 after the first, 2 "
@@ -381,18 +417,26 @@ def adam_default_lr(adam_step):
                                    "1 then -1: m_hat = -1/3, v_hat = 1, so step 2 adds lr/3.",
                  hint_for=("ignores the betas it is given",))
 def adam_uses_betas(adam_step):
-    state = {}
-    _, p = _adam(adam_step, [0.0], [1.0], state, lr=0.3, betas=(0.5, 0.5))
-    call, p = _adam(adam_step, p, [-1.0], state, lr=0.3, betas=(0.5, 0.5))
-    _same("second " + call, p, [-0.2], atol=1e-6)
+    # the state adam_step([0.0], [1.0], {}, lr=0.3, betas=(0.5, 0.5)) leaves; it returns [-0.3]
+    state = {"step": 1, "exp_avg": np.array([0.5]), "exp_avg_sq": np.array([0.5])}
+    call, p = _adam(adam_step, [-0.3], [-1.0], state, lr=0.3, betas=(0.5, 0.5))
+    _same(call, p, [-0.2], atol=1e-6)
+
+
+@checkpoint.test("adam_step", hint="eps goes after the square root, as in PyTorch: with "
+                                   "m_hat = 0.5 and v_hat = 0.25 the step is 0.1 * 0.5 / "
+                                   "(0.5 + 0.1), not 0.1 * 0.5 / sqrt(0.25 + 0.1).",
+                 hint_for=("eps inside the root",))
+def adam_eps_after_the_root(adam_step):
+    # m_hat = 0.5, v_hat = 0.25: 1 - 0.1 * 0.5 / (sqrt(0.25) + 0.1) = 1 - 0.05 / 0.6
+    call, p = _adam(adam_step, [1.0], [0.5], {}, lr=0.1, eps=0.1)
+    _same(call, p, [0.91666667], atol=1e-6)
 
 
 # ------------------------------------------------------------------ stretch: rmsprop_step
 
 def _rmsprop(fn, param, grad, state, **kw):
-    args = ", ".join(f"{k}={v}" for k, v in kw.items())
-    call = f"rmsprop_step({_show(param, 25)}, {_show(grad, 25)}, state, {args})"
-    return call, _call(call, fn, np.asarray(param, float), np.asarray(grad, float), state, **kw)
+    return _step("rmsprop_step", fn, param, grad, state, **kw)
 
 
 @checkpoint.test("rmsprop_step", hint="First step: the average is (1 - alpha) * g**2, so every "
@@ -404,7 +448,8 @@ def rmsprop_first_step(rmsprop_step):
 
 
 @checkpoint.test("rmsprop_step", hint="Keep the average in state['square_avg']: after one step "
-                                      "it is (1 - alpha) * grad**2.", stretch=True)
+                                      "it is (1 - alpha) * grad**2.", stretch=True,
+                 hint_for=("forgets the average between calls",))
 def rmsprop_stores_the_average(rmsprop_step):
     state = {}
     _rmsprop(rmsprop_step, [1.0, 1.0], [0.5, -2.0], state, lr=0.1, alpha=0.9)
@@ -413,15 +458,14 @@ def rmsprop_stores_the_average(rmsprop_step):
     _same("state['square_avg'] after one step", state["square_avg"], [0.025, 0.4], atol=1e-9)
 
 
-@checkpoint.test("rmsprop_step", hint="Second step: the average is alpha * old + (1 - alpha) * "
-                                      "g**2 = 0.99 * 0.0025 + 0.0025, read back from state.",
+@checkpoint.test("rmsprop_step", hint="A later step reads the average back from state: alpha * "
+                                      "old + (1 - alpha) * g**2 = 0.99 * 0.0025 + 0.01 * 0.25.",
                  stretch=True,
-                 hint_for=("forgets the average between calls",))
+                 hint_for=("average without (1 - alpha)",))
 def rmsprop_two_steps(rmsprop_step):
-    state = {}
-    call, p = _rmsprop(rmsprop_step, [1.0], [0.5], state)
-    _same(call, p, [0.9], atol=1e-6)
-    call, p = _rmsprop(rmsprop_step, p, [0.5], state)
+    # the state rmsprop_step([1.0], [0.5], {}) leaves (it returns [0.9]); then
+    # v = 0.004975 and 0.9 - 0.01 * 0.5 / sqrt(0.004975) = 0.8291119
+    call, p = _rmsprop(rmsprop_step, [0.9], [0.5], {"square_avg": np.array([0.0025])})
     _same(call, p, [0.8291119], atol=1e-6)
 
 

@@ -36,8 +36,9 @@ HINTS = {
         "Three pieces in order: weight decay changes the gradient, momentum smooths it, "
         "then the step. Which of them needs memory between calls?",
         "g = grad + weight_decay * param. With momentum, the buffer in "
-        "state['momentum_buffer'] is g on the first step and momentum * buffer + g after; "
-        "step with the buffer. Return a new array: param - lr * g.",
+        "state['momentum_buffer'] is g on the first step and momentum * buffer + g after "
+        "(a new array each time, never the caller's grad updated in place); step with the "
+        "buffer. Return a new array: param - lr * g.",
         "In full:\n\n"
         "    g = grad + weight_decay * param\n"
         "    if momentum:\n"

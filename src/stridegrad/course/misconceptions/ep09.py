@@ -65,6 +65,20 @@ class Linear(Module):
     def forward(self, x):
         return x @ self.weight.T + self.bias
 """),
+        Misconception("weights are the result of an op, not leaves",
+          "builds weight and bias as (sg.rand(..., requires_grad=True) * 2 - 1) * k: the "
+          "result of an operation is not a leaf and not a Parameter, so parameters() misses "
+          "it and backward never fills its .grad; wrap the finished numbers in Parameter(...)",
+          _LINEAR_HEAD + """
+class Linear(Module):
+    def __init__(self, i, o):
+        super().__init__()
+        k = 1 / math.sqrt(i)
+        self.weight = (sg.rand(o, i, requires_grad=True) * 2 - 1) * k
+        self.bias = (sg.rand(o, requires_grad=True) * 2 - 1) * k
+    def forward(self, x):
+        return x @ self.weight.T + self.bias
+"""),
         Misconception("NumPy's unseeded generator",
           "draws the weights from NumPy's global generator instead of the given one: the same "
           "seed does not give the same layer",
@@ -81,10 +95,21 @@ class Linear(Module):
     ],
     "log_softmax": [
         Misconception("naive, no max subtracted",
-          "takes exp of the inputs directly: large logits overflow to inf and give nan",
+          "takes exp of the logits without shifting them: exp(1000) overflows to inf and "
+          "exp(-1000) underflows to 0, so the log of the sum is inf or -inf and every entry "
+          "comes out -inf or inf; subtract each row's max first",
           """
 def log_softmax(x):
     return x - x.exp().sum(axis=-1, keepdims=True).log()
+"""),
+        Misconception("shifts by the max without keepdims",
+          "subtracts x.max(axis=-1) without keepdims: the (N,) maxima broadcast along the "
+          "last axis, so row i is shifted by the max of row j (or the shapes clash); with "
+          "keepdims=True the (N, 1) maxima line up with the rows",
+          """
+def log_softmax(x):
+    s = x - x.max(axis=-1)
+    return s - s.exp().sum(axis=-1, keepdims=True).log()
 """),
         Misconception("reduces over the wrong axis",
           "normalises over the wrong axis: the rows do not sum to 1 after exp",
@@ -169,9 +194,10 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
         g = buf
     return param - lr * g
 """),
-        Misconception("dampened buffer, started at zeros",
-          "starts the buffer at zeros and dampens the first gradient: the first step is too "
-          "small (PyTorch starts the buffer at the gradient)",
+        Misconception("dampened buffer (an average)",
+          "adds (1 - momentum) * g to the buffer, an average as in Adam, where SGD's momentum "
+          "adds the whole gradient (b = momentum * b + g): the steps are about 1 - momentum "
+          "times too short (10 times with momentum 0.9)",
           """
 import numpy as np
 def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
@@ -191,6 +217,23 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     buf = g
     return param - lr * buf
 """),
+        Misconception("the buffer is the caller's grad, updated in place",
+          "keeps the caller's first grad array as the momentum buffer and updates it in place "
+          "(buf *= momentum; buf += g): the next call changes that grad; store a copy, or "
+          "build the buffer as a new array",
+          """
+def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
+    g = grad + weight_decay * param if weight_decay else grad
+    if momentum:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = g
+        else:
+            buf *= momentum
+            buf += g
+        g = buf
+    return param - lr * g
+"""),
         Misconception("updates param in place",
           "updates the caller's param in place (param -= ...) instead of returning a new array: "
           "the answer is right but the input changes",
@@ -208,7 +251,9 @@ def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
     ],
     "adam_step": [
         Misconception("no bias correction",
-          "skips the bias corrections 1 - beta**t: the first steps are far too small",
+          "skips the bias corrections 1 - beta**t: m and v both start near 0, but not "
+          "equally, so early steps have the wrong size; with the default betas the first "
+          "step is (1 - 0.9) / sqrt(1 - 0.999), about 3.2 times lr, too large",
           """
 import numpy as np
 def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
@@ -228,6 +273,18 @@ def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     m = state["exp_avg"] = b1 * state.get("exp_avg", 0.0) + (1 - b1) * grad
     v = state["exp_avg_sq"] = b2 * state.get("exp_avg_sq", 0.0) + (1 - b2) * grad * grad
     return param - lr * (m / (1 - b1 ** t)) / (v / (1 - b2 ** t) + eps)
+"""),
+        Misconception("eps inside the root",
+          "adds eps under the square root (sqrt(v_hat + eps)) where Adam adds it after "
+          "(sqrt(v_hat) + eps): invisible for eps = 1e-8, wrong for a large eps",
+          """
+import numpy as np
+def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+    b1, b2 = betas
+    t = state["step"] = state.get("step", 0) + 1
+    m = state["exp_avg"] = b1 * state.get("exp_avg", 0.0) + (1 - b1) * grad
+    v = state["exp_avg_sq"] = b2 * state.get("exp_avg_sq", 0.0) + (1 - b2) * grad * grad
+    return param - lr * (m / (1 - b1 ** t)) / np.sqrt(v / (1 - b2 ** t) + eps)
 """),
         Misconception("never counts the steps",
           "never increments the step count: the bias correction stays at step 1",
@@ -281,6 +338,12 @@ MISCONCEPTIONS["rmsprop_step"] = [
       "adds the whole squared gradient to the average (alpha * v + g**2): the average is "
       "1 / (1 - alpha) times too large and every step too small",
       _rmsprop(average="alpha * state.get('square_avg', 0.0) + grad * grad")),
+    Misconception("average started at g**2",
+      "starts the average at the first squared gradient instead of at 0 (PyTorch starts "
+      "square_avg at zeros): the first step is lr * sign(g), not lr / sqrt(1 - alpha) "
+      "against the sign",
+      _rmsprop(average="alpha * state['square_avg'] + (1 - alpha) * grad * grad "
+                       "if 'square_avg' in state else grad * grad")),
     Misconception("no square root",
       "divides by the average of the squares itself, not its square root: the step no "
       "longer has the size of lr and scales with 1 / |g|",
