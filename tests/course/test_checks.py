@@ -220,8 +220,8 @@ def test_a_mistake_of_its_own_is_not_blamed_on_another_exercise():
 
 
 def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
-    # a flatten that returns nested rows fails leaves_the_input_alone by its value:
-    # the hint about changing the input would blame the wrong thing
+    # a flatten that reverses fails returns_a_new_list by its value: the hint about
+    # returning the input itself would blame the wrong thing
     ns = define("""
         def flatten(data):
             if not isinstance(data, list):
@@ -229,10 +229,12 @@ def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
             return [flatten(x)[0] if isinstance(x, list) else x for x in reversed(data)]
     """)
     rows = {r.test: r for r in run_checkpoint(load_checkpoint("00"), ns).rows}
-    assert not rows["leaves_the_input_alone"].passed
-    assert not rows["leaves_the_input_alone"].diagnosis
-    assert rows["leaves_the_input_alone"].hint == ""
+    assert not rows["returns_a_new_list"].passed
+    assert not rows["returns_a_new_list"].diagnosis
+    assert rows["returns_a_new_list"].hint == ""
     assert rows["flattens_a_matrix"].hint  # a general hint stays
+    # leaves_the_input_alone looks at the inputs only: a wrong value does not fail it
+    assert rows["leaves_the_input_alone"].passed
     # one that empties its input (and also forgets to wrap a number) gets it
     ns = define("""
         def flatten(data):

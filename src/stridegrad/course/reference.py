@@ -60,7 +60,9 @@ def sum_backward(grad: np.ndarray, shape: tuple, axis=None, keepdims: bool = Fal
     Every input element gets the gradient of the output element it was added
     into. ``grad`` has the output's shape; ``axis`` is None (all axes), an int
     or a tuple of ints, negative ones counting from the end; ``keepdims`` as
-    in the forward call. The result is a new array of shape ``shape``.
+    in the forward call. The result is an array of shape ``shape``; a read-only
+    broadcast view (no copy) is fine, as PyTorch's backward of ``sum`` returns
+    ``grad.expand(...)``, a view too.
 
     ``grad`` of shape ``(2,)``, ``shape (2, 3)``, ``axis=1`` -> a ``(2, 3)`` array.
     """
@@ -159,13 +161,20 @@ def nll_loss(logp: sg.Tensor, targets) -> sg.Tensor:
 
 def sgd_step(param: np.ndarray, grad: np.ndarray, state: dict, lr: float,
              momentum: float = 0.0, weight_decay: float = 0.0) -> np.ndarray:
-    """One SGD update of one parameter; returns the new parameter array.
+    """One step of ``torch.optim.SGD`` (no dampening, no Nesterov) for one
+    parameter; returns the new parameter array.
 
-    PyTorch's rule: ``g = grad + weight_decay * param``; with momentum, the
-    buffer ``b`` is ``g`` on the first step and ``momentum * b + g`` after,
-    kept in ``state["momentum_buffer"]`` between calls, and ``g = b``.
-    The new parameter is ``param - lr * g``. ``param`` and ``grad`` are not
-    changed in place.
+    ``weight_decay`` is L2 regularisation, added to the gradient before
+    momentum. With momentum, the velocity is kept in ``state["momentum_buffer"]``
+    between calls (``state`` starts as ``{}``). ``param`` and ``grad`` are not
+    changed in place, and the buffer is never one of them.
+
+    Example:
+        >>> state = {}
+        >>> sgd_step(np.array([1.0]), np.array([1.0]), state, lr=0.1, momentum=0.9)
+        array([0.9])
+        >>> sgd_step(np.array([0.9]), np.array([1.0]), state, lr=0.1, momentum=0.9)
+        array([0.71])
     """
     g = grad + weight_decay * param
     if momentum:

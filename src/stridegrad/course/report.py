@@ -46,8 +46,9 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
     explained: set[tuple[str, str]] = set()
     for r in sorted(rows, key=_order):
         last = shown[-1] if shown else None
+        status = "untried" if _untried(r) else r.status
         if (r.status in FUNCTION_STATUSES and last is not None and last["folded"]
-                and last["exercise"] == r.exercise and last["status"] == r.status):
+                and last["exercise"] == r.exercise and last["status"] == status):
             last["count"] += 1
             last["points"] += r.points
             last["max_points"] += r.max_points
@@ -69,7 +70,7 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
         shown.append({
             "test": r.exercise if folded else r.test,
             "exercise": r.exercise,
-            "status": "untried" if _untried(r) else r.status,
+            "status": status,
             "result": "optional" if _untried(r) else STATUSES.get(r.status, r.status),
             "points": r.points,
             "max_points": r.max_points,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stridegrad.course.checks import Checkpoint, expect
+from stridegrad.course.checks import ANY, Checkpoint, expect
 
 __all__ = ["checkpoint"]
 
@@ -40,8 +40,9 @@ def empty_list(flatten):
                                  "extend on the rows you were given).",
                  hint_for=("empties the input", "extends the caller's first row"))
 def leaves_the_input_alone(flatten):
-    expect(flatten, [[1, 2], [3, 4]], returns=[1, 2, 3, 4], unchanged=True)
-    expect(flatten, [[[5], 6], [7]], returns=[5, 6, 7], unchanged=True)
+    # only the inputs: a wrong result is the other tests' business
+    expect(flatten, [[1, 2], [3, 4]], returns=ANY, unchanged=True)
+    expect(flatten, [[[5], 6], [7]], returns=ANY, unchanged=True)
 
 
 @checkpoint.test("flatten", hint="Return a new list even when the input is already flat: the "
