@@ -163,8 +163,10 @@ def power(a, n):
 
     ``n`` is an int or a float (not a Value). Returns ``Value(a.data ** n, (a,),
     f"**{n}")`` whose closure ``_backward(g)`` adds ``d(a**n)/da * g`` into
-    ``a.grad`` (at ``a.data == 0`` too, for ``n >= 1``). It captures ``a``, never the
-    output.
+    ``a.grad``. At ``a.data == 0`` the slope is 0 for ``n > 1`` and 1 for ``n == 1``;
+    ``a**0`` is the constant 1, whose slope is 0 at every ``a``, 0 included (as in
+    PyTorch). A negative or fractional ``n`` at 0 is not asked. It captures ``a``,
+    never the output.
 
     Example:
         >>> x = Value(3.0)
@@ -405,13 +407,16 @@ def grad_accumulator(var):
 def gradient_edge(var):
     """The edge ``(node, input_nr)`` that an operation taking ``var`` stores to reach it.
 
-    - ``var`` was made by an operation (it has a ``grad_fn``):
-      ``(var.grad_fn, var.output_nr)``;
-    - ``var`` is a leaf that requires grad: ``(grad_accumulator(var), 0)``;
-    - otherwise no gradient is wanted there: ``(None, 0)``.
+    The edge says where the backward pass sends ``var``'s gradient: on to the node
+    that made ``var`` (``input_nr`` says which of that node's outputs ``var`` is),
+    into the node that adds it to a leaf's ``grad`` (``grad_accumulator``), or
+    nowhere (``node`` None) when ``var`` wants no gradient. As in PyTorch
+    (``torch::autograd::impl::gradient_edge``), every use of one leaf reaches the
+    same node, and a Var made by an operation, which requires grad too, sends its
+    gradient on through its history.
 
     Returns:
-        a tuple of two items.
+        a tuple ``(node or None, input_nr)``.
     """
     if var.grad_fn is not None:
         return (var.grad_fn, var.output_nr)
@@ -431,11 +436,10 @@ def var_add(a, b):
 def var_mul(a, b):
     """``a * b`` in design B: the output Var and, when a gradient is wanted, its node.
 
-    If neither ``a`` nor ``b`` requires grad, return a plain ``Var(a.data * b.data)``
-    with no history. Otherwise the output's ``grad_fn`` is
-    ``MulBackward(edges, a.data, b.data)`` with ``edges`` the pair
-    ``(gradient_edge(a), gradient_edge(b))``, in that order: the node saves the
-    two numbers its backward needs, not the Vars.
+    The output holds ``a.data * b.data``. As in PyTorch, it has a history only when
+    ``a`` or ``b`` requires grad: then its ``grad_fn`` is a :class:`MulBackward` with
+    one edge per input, in operand order, that keeps the numbers its ``apply``
+    needs, never the Vars.
     """
     if not (a.requires_grad or b.requires_grad):
         return Var(a.data * b.data)
