@@ -147,6 +147,35 @@ check("00", "flatten", namespace={"flatten": one_level_flatten})
 hint("00", "flatten")
 
 # %% [markdown]
+# ## Why flat?
+#
+# A nested list looks like an array, but it is not stored like one. A Python
+# list holds **pointers**, 8 bytes each, to number objects that live elsewhere
+# in memory, each a full Python object of its own (24 bytes for a float). Count
+# it for a row of 1,000 floats:
+
+# %%
+import sys
+
+row = [0.0] * 1000
+for i in range(1000):
+    row[i] = float(i)  # 1,000 distinct float objects
+pointers = sys.getsizeof(row)  # the list: a small header and one pointer per item
+objects = sum(sys.getsizeof(v) for v in row)
+print(f"the list itself:  {pointers:6d} bytes")
+print(f"the float objects: {objects:5d} bytes")
+print(f"per number:       {(pointers + objects) / len(row):6.1f} bytes, where 8 would do")
+
+# %% [markdown]
+# Four times the memory, and worse for speed: reading the numbers in order
+# means following 1,000 pointers to 1,000 places. Every fast array library
+# (NumPy, PyTorch, BLAS, a GPU) keeps the numbers themselves side by side in
+# one flat block of 8-byte slots instead, and that is what `flatten` gives
+# you. Episode 01 starts from that flat block and asks the question this
+# course grows from: if the numbers are in one row, where is element
+# `[i, j, k]`?
+
+# %% [markdown]
 # ## One `Tensor`, three backends
 #
 # Everything you build sits on one idea: a `Tensor` asks an **array

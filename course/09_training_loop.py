@@ -532,10 +532,10 @@ plt.show()
 # The same network from what you wrote: your `Linear` twice with a ReLU
 # between, your `log_softmax` and `nll_loss` as the loss, your `sgd_step`
 # inside `MyOptimizer`. Same seed, data, batches and learning rate as above;
-# it takes under a second. Another seed lands anywhere between about 0.94
-# and 0.98, so the cell asks for a clear margin above a guess (0.1) rather
-# than a number: yes or no does not depend on the order in which the CPU's
-# BLAS sums, the last digits of the accuracy may.
+# it takes under a second. Other seeds land between about 0.94 and 0.98, so
+# the cell prints whether the accuracy is above 0.9 (chance is 0.1) rather
+# than the number itself: the yes or no does not depend on the order in which
+# the CPU's BLAS sums, while the last digits of the accuracy may.
 
 # %%
 #| calls-exercise
