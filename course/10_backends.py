@@ -612,8 +612,10 @@ import time
 
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
     """The best of ``repeat`` timed runs of ``fn()``, in seconds, after one
-    warm-up run; ``sync()`` waits for the device, before each reading of the
-    clock that ends a run. ValueError when ``repeat`` < 1.
+    warm-up run that is not timed. ``sync()`` waits until the device has done
+    everything queued: no run's time may include work queued before it (the
+    warm-up's included), and none may end before its own work is done.
+    ValueError when ``repeat`` < 1.
 
     Example:
         >>> time_op(lambda: sum(range(10_000)), sync=lambda: None) > 0
@@ -883,7 +885,12 @@ else:
 # figures are assumptions, written in the cell; change them for your card.
 # The CPU curve is measured here, with NumPy. (Timings differ on every
 # machine, so this cell's output is not compared when the notebooks are
-# tested.)
+# tested.) Under the plot, a table splits the modelled GPU time: for tiny
+# matrices the launch is nearly all of it, and from about `n = 128` on the
+# copies are most of it, the arithmetic a small rest. That is why training
+# keeps its data on the GPU from one step to the next. The two crossovers can
+# land on the same size of this coarse grid; the table shows how far apart
+# the two GPU curves are.
 
 # %% tags=["nbval-ignore-output"]
 LAUNCH_S = 10e-6       # assumed: launch plus sync, per product
@@ -921,9 +928,14 @@ ax.plot(sizes, model_series["GPU, modelled, data already there"], ls="--",
         label="GPU, modelled, data already there")
 ax.legend(fontsize=8)
 plt.show()
-print("with copies, the modelled GPU wins from n =", n_cross,
-      "; without them (the data already on the GPU, as during training), from n =",
-      crossover(sizes, cpu_times, model_series["GPU, modelled, data already there"]))
+print(f"{'n':>5}  {'cpu':>9}  {'GPU + copies':>12}  {'GPU only':>9}  share of the copies")
+for n, cpu in zip(sizes, cpu_times):
+    with_copies, without = modelled_gpu_matmul(n), modelled_gpu_matmul(n, False)
+    print(f"{n:>5}  {cpu * 1e3:7.3f}ms  {with_copies * 1e3:10.3f}ms  {without * 1e3:7.3f}ms"
+          f"  {1 - without / with_copies:6.0%}")
+print(f"the modelled GPU wins from n = {n_cross} with copies, and from n = "
+      f"{crossover(sizes, cpu_times, model_series['GPU, modelled, data already there'])} "
+      "with the data already on it (as during training)")
 
 # %% [markdown]
 # **To measure**, on a machine with an NVIDIA GPU, in a clone of the repository:

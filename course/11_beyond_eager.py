@@ -698,8 +698,10 @@ print(f"compiled: {compiled_s * 1e3:6.2f} ms   ({eager_s / compiled_s:.2f}x)")
 
 # %% [markdown]
 # How much this gains depends on the machine more than on anything in the
-# code: on the machines we tried, the medians gave anything from about 1x to
-# 5x. Why so variable, and never the six times fewer bytes the model promised? On
+# code: on the idle machines we tried, the medians gave anything from about
+# 1x to 5x. On a busy machine (other programs on the same cores) we have also
+# seen the compiled version come out slower, below 1x, and then about 3x when
+# the cell ran again: if yours is below 1x, run it once more. Why so variable, and never the six times fewer bytes the model promised? On
 # NumPy, the library's "fused" kernel is still eight NumPy calls, one per
 # step. What it saves is the allocation of seven temporaries (it writes each
 # step into one reused buffer with `out=`) and the Tensor's Python overhead

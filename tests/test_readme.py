@@ -34,3 +34,12 @@ def test_readme_block_runs(line, code, tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300, env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, f"README.md line {line}:\n{code}\n--- stderr ---\n{proc.stderr}"
+
+
+def test_the_count_of_known_mistakes_is_the_packages():
+    from stridegrad.course.misconceptions import by_episode
+
+    stated = re.search(r"of\s+the\s+(\d+)\s+known\s+mistakes", README.read_text())
+    assert stated, "README.md no longer says how many known mistakes check() recognises"
+    actual = sum(len(ms) for lesson in by_episode().values() for ms in lesson.values())
+    assert int(stated.group(1)) == actual

@@ -9,13 +9,16 @@ from typing import Any
 
 import numpy as np
 
-from stridegrad.course.checks import CheckFailure
+from stridegrad.course.checks import VALUE_LIMIT, CheckFailure, _cut_between_items
 
 __all__ = ["same_array", "show"]
 
 
-def show(value: Any, limit: int = 70) -> str:
-    """A short, readable text of a value for a checkpoint row (Tensors as arrays)."""
+def show(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A readable text of a value for a checkpoint row (Tensors as arrays): whole when
+    it fits in ``limit`` characters; else an array is summarised (its first and last
+    numbers and its shape) and any other value cut between two items, never inside a
+    number."""
     if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
         try:
             value = value.numpy()
@@ -31,7 +34,11 @@ def show(value: Any, limit: int = 70) -> str:
         except Exception:
             text = f"<{type(value).__name__}>"
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) > limit and isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+        values = np.array2string(np.round(np.ravel(value).astype(float), 6), threshold=6,
+                                 edgeitems=3, separator=", ", max_line_width=10**6)
+        text = f"{' '.join(values.split())} (flattened) shape {value.shape}"
+    return _cut_between_items(text, limit)
 
 
 def same_array(call: str, got: Any, expected: Any, atol: float = 1e-6,

@@ -119,13 +119,15 @@ def stride_zero(window_layout):
 
 
 @checkpoint.test("im2col", hint="Row i * kw + j holds pixel (i, j) of every window: for "
-                                "arange(9) as 3 x 3 and 2 x 2 windows, row 0 is [0, 1, 3, 4] "
-                                "(the top-left pixels of the four windows).")
-def columns_of_a_3x3_image(im2col):
-    x = np.arange(9.0).reshape(1, 3, 3)
-    # windows (0, 0), (0, 1), (1, 0), (1, 1) = [0, 1, 3, 4], [1, 2, 4, 5], [3, 4, 6, 7], [4, 5, 7, 8]
-    expect_array(im2col, x, (2, 2), (1, 1), returns=[[0, 1, 3, 4], [1, 2, 4, 5],
-                                                     [3, 4, 6, 7], [4, 5, 7, 8]])
+                                "arange(12) as 3 x 4 and 2 x 2 windows, row 0 is [0, 1, 2, 4, 5, "
+                                "6] (the top-left pixels of the six windows), one column per "
+                                "window.")
+def columns_of_a_3x4_image(im2col):
+    # not square, so that the windows-as-rows matrix (the transpose) cannot pass
+    x = np.arange(12.0).reshape(1, 3, 4)
+    # windows (0, 0) ... (1, 2) = [0, 1, 4, 5], [1, 2, 5, 6], [2, 3, 6, 7], [4, 5, 8, 9], ...
+    expect_array(im2col, x, (2, 2), (1, 1), returns=[[0, 1, 2, 4, 5, 6], [1, 2, 3, 5, 6, 7],
+                                                     [4, 5, 6, 8, 9, 10], [5, 6, 7, 9, 10, 11]])
 
 
 @checkpoint.test("im2col", hint="Rows go channel first, then kernel row, then kernel column: "

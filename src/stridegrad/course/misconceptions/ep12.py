@@ -189,6 +189,12 @@ MISCONCEPTIONS = {
             "no longer match a weight flattened as (OC, C * kh * kw)",
             _im2col(result="view.transpose(3, 4, 0, 1, 2).reshape(c * kh * kw, oh * ow)")),
         Misconception(
+            "reshapes without the permute",
+            "reshapes the window view (C, OH, OW, kh, kw) as it is: each row then holds pieces "
+            "of windows instead of one pixel position of every window; permute to (C, kh, kw, "
+            "OH, OW) first",
+            _im2col(result="np.array(view).reshape(c * kh * kw, oh * ow)")),
+        Misconception(
             "returns the view without copying",
             "relies on the reshape to copy, but when windows do not overlap (a 1 x 1 kernel, or "
             "one window covering the image) they reshape into a view of x: writing into the "
