@@ -86,9 +86,10 @@ plt.show()
 #   broadcasting on it). Does your way of making a run of positions accept a
 #   step of 0? (`range` does not.)
 #
-# The setup cell imported two helpers from `itertools` that may help:
-# `repeat(p, d)` gives `p` `d` times, and `chain.from_iterable(runs)` joins a
-# sequence of runs into one. Use them, or plain loops.
+# Plain loops and list comprehensions are all it takes. (The setup cell also
+# imports `chain` and `repeat` from `itertools`, which the library's own
+# version uses for speed: `chain.from_iterable(runs)` joins a sequence of runs
+# into one, and `repeat(p, d)` is `p` `d` times, a run along a stride-0 axis.)
 
 # %%
 #| exercise: stridegrad.array.layout.iter_offsets
@@ -96,6 +97,7 @@ plt.show()
 
 # %%
 #| calls-exercise
+# expect ([0, 1, 2, 3, 4, 5], [0, 3, 1, 4, 2, 5], [4])
 iter_offsets((2, 3), (3, 1)), iter_offsets((3, 2), (1, 3)), iter_offsets((), (), 4)
 
 # %%
@@ -117,6 +119,7 @@ iter_offsets((2, 3), (3, 1)), iter_offsets((3, 2), (1, 3)), iter_offsets((), (),
 # %%
 #| calls-exercise
 relu = lambda v: v if v > 0 else 0
+# expect ([[0, 30], [10, 40], [20, 50]], [0, 3, 0, 4]): mt is m transposed
 nested(map_unary(lambda v: 10 * v, mt), mt[1]), map_unary(relu, ([-2, 3, -1, 4], (4,), (1,), 0))
 
 # %%
@@ -142,7 +145,8 @@ nested(map_unary(lambda v: 10 * v, mt), mt[1]), map_unary(relu, ([-2, 3, -1, 4],
 #| calls-exercise
 sq = [1, 2, 3, 4]
 a, a_t = (sq, (2, 2), (2, 1), 0), (sq, (2, 2), (1, 2), 0)
-nested(map_binary(lambda u, v: u + v, a, a_t), (2, 2))   # [[1, 2], [3, 4]] + its transpose
+# expect [[2, 5], [5, 8]]: [[1, 2], [3, 4]] plus its transpose
+nested(map_binary(lambda u, v: u + v, a, a_t), (2, 2))
 
 # %%
 #| check: map_binary
@@ -199,6 +203,7 @@ plt.show()
 
 # %%
 #| calls-exercise
+# expect (([3, 5, 7], (3,)), ([3, 12], (2,)), ([3, 12], (2, 1)))
 sum_axis(m, 0), sum_axis(m, 1), sum_axis(m, 1, keepdims=True)
 
 # %% [markdown]
@@ -264,6 +269,7 @@ print("sum_axis(mt, 0):", sum_axis(mt, 0), "  sum_axis(m, 1):", sum_axis(m, 1))
 # %%
 #| calls-exercise
 mean = lambda values: sum(values) / len(values)
+# expect (([2, 5], (2,)), ([0, 1, 2], (3,)), ([1.5, 2.5, 3.5], (1, 3)))
 reduce_axis(max, m, 1), reduce_axis(min, mt, 1), reduce_axis(mean, m, 0, keepdims=True)
 
 # %%

@@ -79,7 +79,8 @@ plt.show()
 # 1. **Align them from the right**, like numbers you are about to add by hand.
 # 2. A **missing** dimension (the shorter shape has run out) counts as size 1.
 # 3. In each column the sizes must be **equal, or one of them is 1**; a size 1
-#    **stretches** to the other size. The result takes the larger size.
+#    **stretches** to the other size, and the result takes that other size
+#    (even 0: a size 1 against a size 0 gives 0, an empty result).
 #
 # Anything else is an error. Some examples, aligned from the right:
 #
@@ -91,6 +92,7 @@ plt.show()
 # | `(4, 1, 3)` | `(5, 1)` | `(4, 5, 3)` | each shape stretches the other |
 # | `(3,)` | `(3, 4)` | error | 3 lines up with 4, not with 3 |
 # | `(2, 3)` | `(4, 3)` | error | 2 is not 1: it does not stretch |
+# | `(2, 1)` | `(1, 0)` | `(2, 0)` | 1 stretches to 0 too: nothing to compute |
 #
 # The fifth row surprises people who align from the left. Aligning from the
 # right is what makes a vector of length 4 combine with each **row** of a
@@ -102,8 +104,8 @@ plt.show()
 # Write the three rules as a function of any number of shapes (none at all
 # gives `()`). When sizes clash, raise a `ValueError` whose message names both
 # shapes, so the person reading it knows what to fix. Run the table's rows
-# through your function: taking the larger size of each column would pass
-# every row but the last.
+# through your function: simply taking the larger size of each column gets
+# the two error rows and the last row wrong.
 
 # %%
 #| exercise: stridegrad.array.layout.broadcast_shapes

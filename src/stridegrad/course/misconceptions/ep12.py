@@ -65,7 +65,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0):
     c, oc = x.shape[0], weight.shape[0]
     {CHECK}
     kh, kw = weight.shape[2:]
-    x = np.pad(x, ((0, 0), (padding, padding), (padding, padding)))
+    x = {PAD}
     cols = im2col(x, (kh, kw), ({STRIDE}, {STRIDE}))
     oh = (x.shape[1] - kh) // {STRIDE} + 1
     out = ({WEIGHT} @ cols).reshape(oc, oh, -1)
@@ -79,9 +79,10 @@ _RETURN = "out if bias is None else out + bias[:, None, None]"
 
 
 def _conv2d(check: str = _CONV_CHECK, stride: str = "stride", weight: str = _WEIGHT,
-            ret: str = _RETURN) -> str:
+            ret: str = _RETURN,
+            pad: str = "np.pad(x, ((0, 0), (padding, padding), (padding, padding)))") -> str:
     return (_CONV2D.replace("{CHECK}", check).replace("{STRIDE}", stride)
-            .replace("{WEIGHT}", weight).replace("{RETURN}", ret))
+            .replace("{WEIGHT}", weight).replace("{RETURN}", ret).replace("{PAD}", pad))
 
 
 _COL2IM = _IMPORTS + """
@@ -203,6 +204,11 @@ MISCONCEPTIONS = {
     ],
     "conv2d": [
         Misconception(
+            "pads the channels too",
+            "pads with np.pad(x, padding), which pads every axis, the channels included: the "
+            "image gets 2 * padding extra channels of zeros and no longer matches the weight",
+            _conv2d(pad="np.pad(x, padding)")),
+        Misconception(
             "flips the kernel (a true convolution)",
             "flips the kernel as a textbook convolution does; deep learning's conv2d is a "
             "cross-correlation, so an asymmetric kernel gives the mirrored answer",
@@ -253,6 +259,11 @@ MISCONCEPTIONS = {
             "pools across channels too",
             "takes the maximum over the channels as well: several channels collapse into one",
             _max_pool(reduce="view.max(axis=(-2, -1)).max(axis=0, keepdims=True)")),
+        Misconception(
+            "pools over the window-count axes",
+            "takes the maximum over axes 1 and 2 of the window view: those count the windows "
+            "(OH, OW); the pixels of each window are the last two axes (kh, kw)",
+            _max_pool(reduce="view.max(axis=(1, 2))")),
         Misconception(
             "starts the maximum at 0",
             "starts the running maximum at 0: a window of negative values gives 0",
