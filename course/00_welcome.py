@@ -162,9 +162,9 @@ for i in range(1000):
     row[i] = float(i)  # 1,000 distinct float objects
 pointers = sys.getsizeof(row)  # the list: a small header and one pointer per item
 objects = sum(sys.getsizeof(v) for v in row)
-print(f"the list itself:  {pointers:6d} bytes")
-print(f"the float objects: {objects:5d} bytes")
-print(f"per number:       {(pointers + objects) / len(row):6.1f} bytes, where 8 would do")
+print(f"the list itself:    {pointers:7d} bytes")
+print(f"the float objects:  {objects:7d} bytes")
+print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 8 would do")
 
 # %% [markdown]
 # Four times the memory, and worse for speed: reading the numbers in order
@@ -256,12 +256,6 @@ plt.show()
 #   prints its checkpoint table.
 
 # %% [markdown]
-# ## Checkpoint
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `unflatten`
 #
 # The way back: given the flat list of numbers and a shape, rebuild the nested
@@ -307,6 +301,12 @@ def unflatten(flat, shape):
 
 # %%
 #| check: unflatten
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in NumPy and PyTorch

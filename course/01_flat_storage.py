@@ -180,15 +180,6 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 #| check: offset_to_index
 
 # %% [markdown]
-# ## Checkpoint
-#
-# Run the whole checkpoint once every exercise is done. Points are what an
-# instructor's `stridegrad grade` would give this notebook.
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `locate`: from a position back to an index, any strides
 #
 # `offset_to_index` answered "which index is at this position?" for a fresh
@@ -230,6 +221,16 @@ def locate(position, shape, strides, offset=0):
 
 # %%
 #| check: locate
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done. Points are what an
+# instructor's `stridegrad grade` would give this notebook; the stretch above
+# is counted apart, as optional.
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in NumPy and PyTorch

@@ -251,15 +251,6 @@ for shape, strides, new_shape in [((3, 2), (4, 2), (6,)), ((3, 2), (4, 1), (6,))
 # section).
 
 # %% [markdown]
-# ## Checkpoint
-#
-# Run the whole checkpoint once every exercise is done. Points are what an
-# instructor's `stridegrad grade` would give this notebook.
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `getitem_layout`: `a[1, ::2]` as a layout
 #
 # NumPy's basic indexing mixes integers and slices: `a[1, ::2]` picks row 1
@@ -314,6 +305,16 @@ def getitem_layout(shape, strides, offset, key):
 
 # %%
 #| check: getitem_layout
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done. Points are what an
+# instructor's `stridegrad grade` would give this notebook; the stretch above
+# is counted apart, as optional.
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in NumPy and PyTorch

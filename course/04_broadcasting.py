@@ -314,14 +314,6 @@ except ValueError as err:
 # repeating data until they match.
 
 # %% [markdown]
-# ## Checkpoint
-#
-# Run the whole checkpoint once every exercise is done.
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `broadcast_where`: three operands
 #
 # `np.where(cond, x, y)` picks, element by element, `x` where `cond` is true
@@ -369,6 +361,15 @@ def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
 
 # %%
 #| check: broadcast_where
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done; the stretch above is
+# counted apart, as optional.
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in NumPy and PyTorch

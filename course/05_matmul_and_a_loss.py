@@ -440,12 +440,6 @@ for n in (16, 32, 64):
 # what happens.
 
 # %% [markdown]
-# ## Checkpoint
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `linear_model`: the two halves joined
 #
 # The line fit above never used `matmul_2d`. Join them: a linear model with
@@ -490,6 +484,12 @@ def linear_model(x, x_shape, w, b, y):
 
 # %%
 #| check: linear_model
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in NumPy and PyTorch

@@ -496,15 +496,6 @@ for squash in (False, True):
     print(f"{'':13} measured {[round(m, 6) for m in measured]}   agree: {worst < 1e-6}")
 
 # %% [markdown]
-# ## Checkpoint
-#
-# Run the whole checkpoint once every exercise is done. Points are what an
-# instructor's `stridegrad grade` would give this notebook.
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `power`: `a ** n`
 #
 # One more operation for the engine: a Value raised to a constant power, so
@@ -524,6 +515,16 @@ for squash in (False, True):
 
 # %%
 #| check: power
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done. Points are what an
+# instructor's `stridegrad grade` would give this notebook; the stretch above
+# is counted apart, as optional.
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in PyTorch

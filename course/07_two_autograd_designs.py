@@ -437,12 +437,6 @@ for name, t, m in rows:
 # because it sees the graph as data, not as closures it can only call.
 
 # %% [markdown]
-# ## Checkpoint
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `var_div`: a node class of your own
 #
 # Design B needs one node class per operation. Add division: a `DivBackward`
@@ -494,6 +488,12 @@ def var_div(a, b):
 
 # %%
 #| check: var_div
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in PyTorch

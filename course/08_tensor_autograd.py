@@ -465,14 +465,6 @@ except RuntimeError as err:
     print("RuntimeError:", err)
 
 # %% [markdown]
-# ## Checkpoint
-#
-# Run the whole checkpoint once every exercise is done.
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `softmax_backward`
 #
 # Softmax turns a row of scores into probabilities; every output depends on
@@ -505,6 +497,15 @@ def softmax_backward(y, grad, axis=-1):
 
 # %%
 #| check: softmax_backward
+
+# %% [markdown]
+# ## Checkpoint
+#
+# Run the whole checkpoint once every exercise is done; the stretch above is
+# counted apart, as optional.
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in PyTorch

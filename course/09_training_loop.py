@@ -601,12 +601,6 @@ axes[1].set_title("training loss")
 plt.show()
 
 # %% [markdown]
-# ## Checkpoint
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `rmsprop_step`
 #
 # Adam's second moment on its own is RMSprop (Hinton's lecture notes, 2012):
@@ -644,6 +638,12 @@ def rmsprop_step(param, grad, state, lr=0.01, alpha=0.99, eps=1e-8):
 
 # %%
 #| check: rmsprop_step
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in PyTorch

@@ -479,12 +479,6 @@ print("matches the library's autograd:", np.allclose(mine, x_t.grad.numpy()[0]))
 #| check: conv2d_input_grad
 
 # %% [markdown]
-# ## Checkpoint
-
-# %%
-#| check: all
-
-# %% [markdown]
 # ## Stretch (optional) · `conv2d_weight_grad`
 #
 # Training a convolution needs the gradient with respect to its *weight* as
@@ -524,6 +518,12 @@ def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
 
 # %%
 #| check: conv2d_weight_grad
+
+# %% [markdown]
+# ## Checkpoint
+
+# %%
+#| check: all
 
 # %% [markdown]
 # ## Where this is in PyTorch and NumPy

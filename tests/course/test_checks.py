@@ -219,6 +219,34 @@ def test_a_mistake_of_its_own_is_not_blamed_on_another_exercise():
     assert sum(bool(r.cause) for r in failing.values()) == 1
 
 
+def test_two_mistakes_at_once_each_named_on_its_own_rows():
+    # the index comes out reversed AND there is no range check: no misconception has
+    # both, but every failure of "peeled index not reversed" is the learner's too
+    ns = define("""
+        def offset_to_index(offset, shape):
+            index = []
+            for d in reversed(shape):
+                index.append(offset % d)
+                offset //= d
+            return tuple(index)
+    """)
+    rows = {r.test: r for r in run_checkpoint(load_checkpoint("01"), ns,
+                                              exercise="offset_to_index").rows}
+    diagnoses = dict((m.label, m.diagnosis) for m in for_episode("01")["offset_to_index"])
+    assert rows["index_in_a_matrix"].diagnosis == diagnoses["peeled index not reversed"]
+    assert rows["index_in_a_3d_array"].diagnosis == diagnoses["peeled index not reversed"]
+    # the range rows are not blamed on the reversal
+    assert rows["rejects_an_offset_past_the_end"].diagnosis != diagnoses[
+        "peeled index not reversed"]
+    # a function that shares only one failure with a misconception is not diagnosed
+    ns = define("""
+        def numel(shape):
+            return shape[0] if shape else 1
+    """)
+    result = run_checkpoint(load_checkpoint("01"), ns, exercise="numel")
+    assert not any(r.diagnosis for r in result.rows)
+
+
 def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
     # a flatten that reverses fails returns_a_new_list by its value: the hint about
     # returning the input itself would blame the wrong thing
@@ -744,7 +772,10 @@ def test_a_hint_about_one_mistake_is_hidden_for_another_one_per_lesson(episode):
 
     row = run_checkpoint(cp, {exercise: also_wrong_where_the_mistake_is_right},
                          exercise=exercise, require_local=False).row(test)
-    assert not row.passed and not row.diagnosis and row.hint == hint
+    # the mistake and more: named on the rows it explains, or (when another known
+    # mistake fails those rows the same way) shown by the hint about it
+    assert not row.passed
+    assert row.diagnosis == mistake.diagnosis if row.diagnosis else row.hint == hint
     rows = run_checkpoint(cp, {exercise: unrelated}, exercise=exercise,
                           require_local=False).rows
     row = next(r for r in rows if r.test == test)

@@ -867,6 +867,20 @@ def _alike(m: Any, theirs: Any, o: Any) -> bool:
                            and _masked(theirs) == _masked(o))
 
 
+def _row_diagnosis(known: list[tuple[Any, dict]], outcomes: dict, test: str) -> str:
+    """For a learner whose outcomes match no single misconception (two mistakes at
+    once): the diagnosis of the one known mistake that fails ``test`` and whose every
+    failure the learner shares exactly (the same value, the same error message), so
+    that the learner makes that mistake and something else besides; "" when none or
+    several different ones do."""
+    if outcomes[test][0]:
+        return ""
+    found = {m.diagnosis for m, theirs in known
+             if not theirs.get(test, (True, ""))[0]
+             and all(outcomes.get(t) == o for t, o in theirs.items() if not o[0])}
+    return found.pop() if len(found) == 1 else ""
+
+
 def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
     """The misconception whose outcomes are the learner's: the same on every test;
     failing that, the only one marked ``varies`` (its results hold counts or timings
@@ -900,9 +914,12 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
 
     For each exercise that failed a test: when the outcomes of the exercise's tests
     (pass or fail, and what came back) are exactly those of one of its known
-    misconceptions, every failing row gets that misconception's ``diagnosis``.
-    Otherwise, when the function calls another exercise's function that fails its
-    own tests, the rows get that exercise as their ``cause``. A hint written for
+    misconceptions, every failing row gets that misconception's ``diagnosis``; when
+    they match none as a whole (two mistakes at once), a failing row gets the
+    diagnosis of the one known mistake that fails it and whose every failure the
+    learner shares exactly (the same value, the same error message). When the function calls another exercise's function that fails
+    its own tests, a row that passes with the reference version of that function
+    swapped in gets that exercise as its ``cause``. A hint written for
     particular mistakes (``hint_for``) stays only on a row whose failure looks like
     one of them. With neither a diagnosis nor a cause, the first failing row of the
     exercise adds level 1 of the exercise's hints (``stridegrad.course.hints``, a
@@ -937,13 +954,15 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                 r.cause = cause
             elif match is not None:
                 r.diagnosis = match.diagnosis
+            else:  # several mistakes at once: a row that only one known mistake explains
+                r.diagnosis = _row_diagnosis(known, outcomes, r.test)
             test = tests.get(r.test)
             if test is not None and test.hint_for and (match is not None or not any(
                     m.label in test.hint_for and _alike(m, theirs.get(r.test), outcomes[r.test])
                     for m, theirs in known)):
                 r.hint = ""
-        first = next((r for r in rows if r.status in _FAILED and not r.hidden and not r.cause),
-                     None)
+        first = next((r for r in rows if r.status in _FAILED and not r.hidden and not r.cause
+                      and not r.diagnosis), None)
         if first is not None and match is None and not first.cause and not (
                 tests.get(first.test) and tests[first.test].hint_for and first.hint):
             level_one = nudge(checkpoint.episode, ex)
