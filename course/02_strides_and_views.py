@@ -25,7 +25,8 @@ from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides  # names used in the signatures
 from stridegrad.array.layout import numel, contiguous_strides, index_to_offset, offset_to_index  # episode 01
 from stridegrad.viz import storage_picture, stride_explorer
-import operator  # operator.index(k): k as a plain int, or a TypeError (slice_layout uses it)
+import operator  # operator.index(k): k as a plain int, or a TypeError; the library's
+# slice_layout uses it to refuse a step like 1.5; yours may leave that to slice.indices
 import matplotlib.pyplot as plt
 
 # %% [markdown]

@@ -25,10 +25,11 @@ def flattens_three_levels(flatten):
     expect(flatten, [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], returns=[1, 2, 3, 4, 5, 6, 7, 8])
 
 
-@checkpoint.test("flatten", hint="A single number is a 0-dimensional array with one element: "
-                                 "return it in a list of one.")
+@checkpoint.test("flatten", hint="A single number (an int or a float) is a 0-dimensional "
+                                 "array with one element: return it in a list of one.")
 def wraps_a_single_number(flatten):
     expect(flatten, 42, returns=[42])
+    expect(flatten, 2.5, returns=[2.5])
 
 
 @checkpoint.test("flatten", hint="An empty list has no numbers: return an empty list.")
@@ -72,6 +73,7 @@ def unflattens_three_levels(unflatten):
     expect(unflatten, [0, 1, 2, 3, 4, 5], (2, 1, 3), returns=[[[0, 1, 2]], [[3, 4, 5]]])
     expect(unflatten, list(range(8)), (2, 2, 2),
            returns=[[[0, 1], [2, 3]], [[4, 5], [6, 7]]])
+    expect(unflatten, [], (0, 3), returns=[])  # no rows: nothing to divide into blocks
 
 
 @checkpoint.test("unflatten", hint="A 1-D shape is one list of numbers, not a list of lists.",

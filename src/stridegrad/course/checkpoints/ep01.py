@@ -126,8 +126,8 @@ def scalar_index(index_to_offset):
     expect(index_to_offset, (), (), offset=7, returns=7)
 
 
-@checkpoint.test("index_to_offset", hint="Nothing special about negative strides: "
-                                         "4 + 1 * (-1) = 3.")
+@checkpoint.test("index_to_offset", hint="Every axis steps by its own stride, the last one "
+                                         "too, negative or not: 4 + 1 * (-1) = 3.")
 def negative_stride(index_to_offset):
     expect(index_to_offset, (1,), (-1,), offset=4, returns=3)
 
@@ -197,7 +197,8 @@ def locates_in_a_row_major_array(locate):
 
 
 @checkpoint.test("locate", hint="Transposed strides (1, 3): position = i + 3 * j, so 5 is "
-                                "(2, 1), not what offset_to_index says.", stretch=True)
+                                "(2, 1) and 1 is (1, 0), not what offset_to_index says.",
+                 stretch=True)
 def locates_in_a_transposed_view(locate):
     expect(locate, 5, (3, 2), (1, 3), returns=(2, 1))
     expect(locate, 1, (3, 2), (1, 3), returns=(1, 0))
@@ -226,8 +227,9 @@ def a_zero_stride_gives_the_first_index(locate):
     expect(locate, 8, (3, 2), (0, 1), offset=7, returns=(0, 1))
 
 
-@checkpoint.test("locate", hint="A view with gaps (stride 2) does not hold every position: "
-                                "raise ValueError naming the position, shape and strides.",
+@checkpoint.test("locate", hint="A view with gaps (stride 2 from offset 1) holds positions 1, "
+                                "3 and 5 only: 5 is (2,), and 4 is in no element, a ValueError "
+                                "naming the position, shape and strides.",
                  stretch=True)
 def rejects_a_position_in_a_gap(locate):
     expect(locate, 5, (3,), (2,), offset=1, returns=(2,))

@@ -94,9 +94,10 @@ def reverse_slice_with_a_step(slice_layout):
     expect(slice_layout, 10, 1, slice(None, None, -3), returns=(9, 4, -3))
 
 
-@checkpoint.test("slice_layout", hint="The offset moves by start * stride, in storage "
-                                      "elements: index 2 with stride 4 is 8 away, and the "
-                                      "new stride is 4 * -2 = -8.")
+@checkpoint.test("slice_layout", hint="::-2 on 5 elements keeps indices 4, 2, 0: the offset "
+                                      "moves by start * stride, in storage elements, so index "
+                                      "4 with stride 4 is 16 away, and the new stride is "
+                                      "4 * -2 = -8.")
 def reverse_slice_of_a_strided_axis(slice_layout):
     expect(slice_layout, 5, 4, slice(None, None, -2), returns=(16, 3, -8))
 
@@ -221,13 +222,17 @@ def old_size_one_axes_are_ignored(reshape_strides):
     expect(reshape_strides, (2, 1, 3), (1, 7, 2), (2, 3), returns=(1, 2))
 
 
-@checkpoint.test("reshape_strides", hint="Inserting a size-1 axis into a transpose is a view: "
-                                         "the other axes keep strides 1 and 3.")
+@checkpoint.test("reshape_strides", hint="Inserting a size-1 axis into a transpose is a view, "
+                                         "in the middle or at the end: the other axes keep "
+                                         "strides 1 and 3, and the new axis needs a stride too.")
 def inserting_a_size_one_axis_is_a_view(reshape_strides):
-    got = reshape_strides((3, 2), (1, 3), (3, 1, 2))
-    call = "reshape_strides((3, 2), (1, 3), (3, 1, 2))"
-    if not isinstance(got, tuple) or len(got) != 3 or (got[0], got[2]) != (1, 3):
-        raise CheckFailure(call, "(1, any stride, 3)", _short(got))
+    for new_shape, keep in (((3, 1, 2), (0, 2)), ((3, 2, 1), (0, 1))):
+        got = reshape_strides((3, 2), (1, 3), new_shape)
+        call = f"reshape_strides((3, 2), (1, 3), {new_shape})"
+        want = ["any stride"] * 3
+        want[keep[0]], want[keep[1]] = "1", "3"
+        if not isinstance(got, tuple) or len(got) != 3 or (got[keep[0]], got[keep[1]]) != (1, 3):
+            raise CheckFailure(call, f"({', '.join(want)})", _short(got))
 
 
 @checkpoint.test("reshape_strides", hint="Check the element counts first: 6 elements cannot "

@@ -82,6 +82,18 @@ def flatten(data):
         out.append(item)
     return out
 """),
+        Misconception("only ints count as numbers",
+          "tests isinstance(data, int) for the base case: ints are wrapped, but a float (or "
+          "any other number) is iterated over and raises TypeError",
+          """
+def flatten(data):
+    if isinstance(data, int):
+        return [data]
+    out = []
+    for item in data:
+        out.extend(flatten(item))
+    return out
+"""),
         Misconception("drops the last item",
           "stops one item early (range(len(data) - 1)): the last number of every list is lost",
           """
@@ -137,6 +149,11 @@ MISCONCEPTIONS["unflatten"] = [
       "returns [number] for the empty shape instead of the number: every innermost number "
       "comes out wrapped in a list of one",
       _unflatten(scalar="[flat[0]]")),
+    Misconception("block size from len(flat) // shape[0]",
+      "computes the block size as len(flat) // shape[0]: for a shape with no rows, (0, 3), "
+      "that divides by zero; the product of shape[1:] is the size of a block",
+      _unflatten().replace("step = n // shape[0] if shape[0] else 0",
+                           "step = len(flat) // shape[0]")),
     Misconception("returns a 1-D input itself",
       "returns flat itself when the shape has one axis: the numbers are right, but the "
       "result is the caller's list, so changing one changes the other",

@@ -116,6 +116,16 @@ def contiguous_strides(shape):
 """),
     ],
     "index_to_offset": [
+        Misconception("last stride taken as 1",
+          "uses the last index as it is, as if the last stride were 1: right for a fresh "
+          "row-major array, wrong for a view whose last axis is transposed, flipped or has "
+          "gaps",
+          """
+def index_to_offset(index, strides, offset=0):
+    if not index:
+        return offset
+    return offset + sum(i * s for i, s in zip(index[:-1], strides[:-1])) + index[-1]
+"""),
         Misconception("ignores the offset",
           "starts the sum at 0 instead of at offset: every element of a view that does not "
           "start at 0 is read from the wrong place",

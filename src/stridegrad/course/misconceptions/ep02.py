@@ -243,7 +243,42 @@ def reshape_strides(shape, strides, new_shape):
         new_strides[nk] = last
     return tuple(new_strides)
 """),
-        Misconception("scales strides by the last old stride",
+
+        Misconception("drops new size-1 axes at the end",
+          "stops when the old axes run out: new size-1 axes after the last group get no "
+          "stride, so (3, 2) to (3, 2, 1) comes back with two strides for three axes",
+          """
+from stridegrad.array.layout import contiguous_strides, is_contiguous, numel
+
+
+def reshape_strides(shape, strides, new_shape):
+    if numel(shape) != numel(new_shape):
+        raise ValueError(f"cannot reshape {shape} into {new_shape}")
+    if is_contiguous(shape, strides):
+        return contiguous_strides(new_shape)
+    old_dims = [d for d in shape if d != 1]
+    old_strides = [s for d, s in zip(shape, strides) if d != 1]
+    new_strides = [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new_shape) and oi < len(old_dims):
+        np_, op = new_shape[ni], old_dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= old_dims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+    return tuple(new_strides[:ni])  # the new size-1 axes after the last group are lost
+"""),        Misconception("scales strides by the last old stride",
           "scales row-major strides by the last old stride: right for a uniformly strided view, "
           "wrong when the axes have other gaps",
           _CONTIGUOUS_STRIDES + """
