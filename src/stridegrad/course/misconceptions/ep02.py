@@ -18,6 +18,49 @@ def numel(shape):
     return n
 """
 
+
+# reshape_strides by matching groups of old and new axes (the library's algorithm, as a
+# learner writes it), with one part swapped for a mistake
+_RESHAPE_BY_GROUPS = """
+from stridegrad.array.layout import contiguous_strides, is_contiguous, numel
+
+
+def reshape_strides(shape, strides, new_shape):
+{CHECK}    if is_contiguous(shape, strides):
+        return contiguous_strides(new_shape)
+    old_dims = [d for d in shape if d != 1]
+    old_strides = [s for d, s in zip(shape, strides) if d != 1]
+    new_strides = [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new_shape) and oi < len(old_dims):
+        np_, op = new_shape[ni], old_dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= old_dims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+{TAIL}"""
+_COUNT_CHECK = ("    if numel(shape) != numel(new_shape):\n"
+                "        raise ValueError(f\"cannot reshape {shape} into {new_shape}\")\n")
+_TRAILING_ONES = ("    last = new_strides[ni - 1] if ni >= 1 else 1\n"
+                  "    for nk in range(ni, len(new_shape)):\n"
+                  "        new_strides[nk] = last\n"
+                  "    return tuple(new_strides)\n")
+
+
+def _reshape_by_groups(check: str = _COUNT_CHECK, tail: str = _TRAILING_ONES) -> str:
+    return _RESHAPE_BY_GROUPS.replace("{CHECK}", check).replace("{TAIL}", tail)
+
 MISCONCEPTIONS = {
     "permute_layout": [
         Misconception("permutes the shape only",
@@ -209,76 +252,12 @@ def reshape_strides(shape, strides, new_shape):
         Misconception("no element-count check",
           "never checks that the new shape has as many elements: (2, 3) to (4, 2) gives strides "
           "instead of a ValueError",
-          """
-from stridegrad.array.layout import contiguous_strides, is_contiguous
-
-
-def reshape_strides(shape, strides, new_shape):
-    # everything right, but no comparison of the element counts first
-    if is_contiguous(shape, strides):
-        return contiguous_strides(new_shape)
-    old_dims = [d for d in shape if d != 1]
-    old_strides = [s for d, s in zip(shape, strides) if d != 1]
-    new_strides = [0] * len(new_shape)
-    oi, oj, ni, nj = 0, 1, 0, 1
-    while ni < len(new_shape) and oi < len(old_dims):
-        np_, op = new_shape[ni], old_dims[oi]
-        while np_ != op:
-            if np_ < op:
-                np_ *= new_shape[nj]
-                nj += 1
-            else:
-                op *= old_dims[oj]
-                oj += 1
-        for ok in range(oi, oj - 1):
-            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
-                return None
-        new_strides[nj - 1] = old_strides[oj - 1]
-        for nk in range(nj - 1, ni, -1):
-            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
-        ni, nj = nj, nj + 1
-        oi, oj = oj, oj + 1
-    last = new_strides[ni - 1] if ni >= 1 else 1
-    for nk in range(ni, len(new_shape)):
-        new_strides[nk] = last
-    return tuple(new_strides)
-"""),
-
+          _reshape_by_groups(check="")),
         Misconception("drops new size-1 axes at the end",
           "stops when the old axes run out: new size-1 axes after the last group get no "
           "stride, so (3, 2) to (3, 2, 1) comes back with two strides for three axes",
-          """
-from stridegrad.array.layout import contiguous_strides, is_contiguous, numel
-
-
-def reshape_strides(shape, strides, new_shape):
-    if numel(shape) != numel(new_shape):
-        raise ValueError(f"cannot reshape {shape} into {new_shape}")
-    if is_contiguous(shape, strides):
-        return contiguous_strides(new_shape)
-    old_dims = [d for d in shape if d != 1]
-    old_strides = [s for d, s in zip(shape, strides) if d != 1]
-    new_strides = [0] * len(new_shape)
-    oi, oj, ni, nj = 0, 1, 0, 1
-    while ni < len(new_shape) and oi < len(old_dims):
-        np_, op = new_shape[ni], old_dims[oi]
-        while np_ != op:
-            if np_ < op:
-                np_ *= new_shape[nj]
-                nj += 1
-            else:
-                op *= old_dims[oj]
-                oj += 1
-        for ok in range(oi, oj - 1):
-            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
-                return None
-        new_strides[nj - 1] = old_strides[oj - 1]
-        for nk in range(nj - 1, ni, -1):
-            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
-        ni, nj = nj, nj + 1
-        oi, oj = oj, oj + 1
-    return tuple(new_strides[:ni])  # the new size-1 axes after the last group are lost
-"""),        Misconception("scales strides by the last old stride",
+          _reshape_by_groups(tail="    return tuple(new_strides[:ni])\n")),
+        Misconception("scales strides by the last old stride",
           "scales row-major strides by the last old stride: right for a uniformly strided view, "
           "wrong when the axes have other gaps",
           _CONTIGUOUS_STRIDES + """
