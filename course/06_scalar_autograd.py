@@ -461,6 +461,13 @@ plt.show()
 # `(f(x + h) - f(x - h)) / 2h`. This **central** difference is much more
 # accurate than the one-sided `(f(x + h) - f(x)) / h`: its error shrinks like
 # `h²` rather than `h`.
+#
+# `xs` belongs to the caller. `f` may keep the list it is given, or read `xs`
+# itself, so give `f` lists of its own: `xs` must be as it was not only after
+# the call but all through it. That is what Python and NumPy users expect of a
+# function (SciPy's `approx_fprime` too). PyTorch's `gradcheck` is the
+# exception: it nudges the input tensor in place and puts each number back, to
+# spare copying a big tensor; a list of a few numbers costs nothing to copy.
 
 # %%
 #| exercise: stridegrad.course.designs.central_difference

@@ -172,3 +172,43 @@ def test_lesson_06_meets_the_lesson_standard():
     assert "draw_graph(" in SOURCE and "plt.show()" in SOURCE
     # the bug is shown before the exercise that fixes it
     assert SOURCE.index("mul_that_overwrites") < SOURCE.index("#| exercise: stridegrad.course.designs.mul")
+
+
+def test_topological_order_rows_show_the_nodes_as_a_set_with_counts():
+    # a sorted list of node names read like a root-first order, right after the lesson
+    # says the root comes last: the row says "in any order" and counts repeats instead
+    ns = define(dict(WRONG["topological_order"])["no visited set: shared nodes twice"])
+    row = run_checkpoint(CP, ns, exercise="topological_order").row("shared_input_is_listed_once")
+    assert row.status == "fail" and "as a set" in row.call
+    assert row.expected == ("each node once, in any order: "
+                            "{a, (a * a), (a + (a * a)), ((a * a) + (a + (a * a)))}")
+    assert row.got == "{a x5, (a * a) x2, (a + (a * a)), ((a * a) + (a + (a * a)))}"
+    ns = define(dict(WRONG["topological_order"])["leaves left out"])
+    row = run_checkpoint(CP, ns, exercise="topological_order").row("order_of_x_times_y_plus_b")
+    assert row.got == "{(x * y), ((x * y) + b)}; missing: x, y, b"
+
+
+def test_backward_first_row_says_what_it_checks_not_the_recipe():
+    ns = define("def backward(root):\n    root.grad = 1.0\n")
+    row = run_checkpoint(CP, ns, exercise="backward").row("backward_of_x_times_y_plus_b")
+    assert row.status == "fail" and "x.grad = y = -3" in row.hint
+    assert "reversed(" not in row.hint and "_backward(node.grad)" not in row.hint
+
+
+def test_central_difference_that_nudges_xs_and_restores_it_is_named():
+    """The contract (docstring, lesson): f gets copies, xs never changes during the call."""
+    ns = define(dict(WRONG["central_difference"])["nudges xs in place, then restores it"])
+    result = run_checkpoint(CP, ns, exercise="central_difference")
+    assert [r.test for r in result.rows if not r.passed] == ["f_gets_copies_and_xs_never_changes"]
+    row = result.row("f_gets_copies_and_xs_never_changes")
+    assert row.got == "f(xs itself) while xs = [1.5, 2.0]; f(xs itself) while xs = [0.5, 2.0]"
+    assert "puts the number back" in row.diagnosis
+    assert "`xs` must be as it was not only after" in SOURCE
+
+
+def test_power_closure_that_captures_out_fails_only_the_cycle_test():
+    ns = define(dict(WRONG["power"])["closure captures its output"])
+    result = run_checkpoint(CP, ns, exercise="power")
+    assert [r.test for r in result.rows if not r.passed] == [
+        "power_closure_does_not_capture_the_output"]
+    assert "out._prev" in result.row("power_closure_does_not_capture_the_output").diagnosis

@@ -273,11 +273,29 @@ def _chain(n):
     return first, node
 
 
+def _as_set(order, nodes):
+    """What ``order`` lists, as a set with a count for each node listed more than once:
+    in the order of ``nodes`` (a valid order), then anything else it holds; missing
+    nodes named after it. A set, so that no one reads it as the expected order."""
+    count, others = {}, []
+    for n in order:
+        if id(n) not in count and all(n is not m for m in nodes):
+            others.append(n)
+        count[id(n)] = count.get(id(n), 0) + 1
+    listed = [n for n in nodes if id(n) in count] + others
+    text = "{" + ", ".join(repr(n) + (f" x{count[id(n)]}" if count[id(n)] > 1 else "")
+                           for n in listed) + "}"
+    missing = [repr(n) for n in nodes if id(n) not in count]
+    return text + (f"; missing: {', '.join(missing)}" if missing else "")
+
+
 def _check_order(call, order, root, nodes):
     if not isinstance(order, list):
         fail(f"type({call})", "list", type(order).__name__)
     if len(order) != len(nodes) or {id(n) for n in order} != {id(n) for n in nodes}:
-        fail(f"the nodes in {call}", sorted(map(repr, nodes)), sorted(map(repr, order)))
+        raise CheckFailure(f"{call}: its nodes as a set (the order is checked next)",
+                           "each node once, in any order: {" + ", ".join(map(repr, nodes)) + "}",
+                           _as_set(order, nodes))
     if order[-1] is not root:
         fail(f"{call}[-1]", root, order[-1])
     where = {id(n): k for k, n in enumerate(order)}
@@ -373,8 +391,9 @@ def order_changes_nothing(topological_order):
 
 # ------------------------------------------------------------------ backward
 
-@checkpoint.test("backward", hint="Set root.grad = 1.0, then call each node's _backward(node.grad) "
-                                  "from the root back to the leaves: reversed(topological_order(root)).")
+@checkpoint.test("backward", hint="After backward(z), z.grad is d(z)/d(z) = 1.0 and each leaf "
+                                  "holds dz/d(leaf): for z = x*y + b that is x.grad = y = -3, "
+                                  "y.grad = x = 2 and b.grad = 1.")
 def backward_of_x_times_y_plus_b(backward):
     x, y, b = _leaf(2.0, "x"), _leaf(-3.0, "y"), _leaf(10.0, "b")
     z = _plus(_times(x, y), b)
@@ -471,6 +490,28 @@ def leaves_xs_alone(central_difference):
     central_difference(lambda v: v[0] * v[1], xs, 0, h=0.5)
     if xs != [1.0, 2.0]:
         fail("xs after central_difference(f, xs=[1.0, 2.0], 0, h=0.5)", [1.0, 2.0], xs)
+
+
+@checkpoint.test("central_difference", hint="Give f new lists (copies of xs, changed at i), never "
+                                            "xs itself: f may keep what it is given, or read xs, "
+                                            "so xs must not change even for a moment.",
+                 hint_for=("nudges xs in place, then restores it", "modifies xs"))
+def f_gets_copies_and_xs_never_changes(central_difference):
+    xs = [1.0, 2.0]
+    seen = []
+
+    def f(v):
+        seen.append((v is xs, list(xs)))
+        return v[0] * v[1]
+
+    central_difference(f, xs, 0, h=0.5)
+    if any(same or now != [1.0, 2.0] for same, now in seen):
+        raise CheckFailure(
+            "what f was given, and the caller's xs at each call, in "
+            "central_difference(f, xs=[1.0, 2.0], 0, h=0.5)",
+            "copies of xs, with xs = [1.0, 2.0] throughout",
+            "; ".join(f"f({'xs itself' if same else 'a copy'}) while xs = {now}"
+                      for same, now in seen))
 
 
 @checkpoint.test("central_difference", hint="Divide by 2h: the two points are 2h apart. For "
@@ -579,3 +620,11 @@ def power_accumulates(power):
     a.grad = 1.0
     power(a, 2)._backward(1.0)
     _check_number("a.grad (1.0 before) after power(a=3, 2)._backward(1.0)", a.grad, 7.0)
+
+
+@checkpoint.test("power", hint="The closure captures a and n, never out: a closure that refers "
+                               "to out makes a reference cycle (out -> closure -> out).",
+                 stretch=True, hint_for=("closure captures its output",))
+def power_closure_does_not_capture_the_output(power):
+    a = _Node(3.0, name="a")
+    _check_no_cycle("power(a, 2)", lambda: power(a, 2))

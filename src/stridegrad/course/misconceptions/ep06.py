@@ -344,6 +344,20 @@ def central_difference(f, xs, i, h=1e-6):
     low = f(xs)
     return (high - low) / (2 * h)
 """),
+        Misconception("nudges xs in place, then restores it",
+          "nudges xs[i] in the caller's list, calls f on xs itself and puts the number back: "
+          "xs ends as it began, but during the call f is given the caller's list, changed. "
+          "Give f copies, so that xs never changes, not even for a moment",
+          """
+def central_difference(f, xs, i, h=1e-6):
+    old = xs[i]
+    xs[i] = old + h
+    high = f(xs)
+    xs[i] = old - h
+    low = f(xs)
+    xs[i] = old
+    return (high - low) / (2 * h)
+"""),
         Misconception("ignores the given h",
           "uses its own fixed step instead of the h it is given: results do not change with h, "
           "and differ from the asked step on curved functions",
@@ -401,4 +415,9 @@ MISCONCEPTIONS["power"] = [
     Misconception("forgets the incoming gradient",
       "forgets to multiply by the output's gradient g: right only when g is 1",
       _power(times_g="")),
+    Misconception("closure captures its output",
+      "reaches the input through out._prev inside the closure, so the closure captures the "
+      "output: out -> its closure -> out is a reference cycle, freed only by the cycle "
+      "collector. The numbers are right; let the closure use a itself",
+      _power().replace("        a.grad +=", "        out._prev[0].grad +=")),
 ]
