@@ -406,10 +406,20 @@ print("library:", F.cross_entropy(logits, targets).item())
 
 # %% [markdown]
 # ## Exercise 5 · `adam_step`
+#
+# Adam is a rule you implement as it is written, not one you derive: the
+# docstring states `torch.optim.Adam`'s update line by line, as PyTorch's
+# documentation gives it. The care is in the details. A first step from
+# `state = {}` with `grad = [0.5, -4.0]` and `lr = 0.1` moves each entry by
+# 0.1 against its gradient's sign (up to `eps`), whatever the gradient's
+# size: can you see why from `m_hat` and `v_hat` at `t = 1`? Which numbers
+# must survive until the next call? And where does `eps` go, inside the
+# square root or after it? With the default `eps = 1e-8` you would not see
+# the difference; with `eps = 0.1` you would.
 
 # %%
 #| exercise: stridegrad.course.reference.adam_step
-#| hint: two running averages and a step count live in state; look up Adam's update (Kingma and Ba)
+#| hint: m, v and t live in state between calls; the docstring gives each line of the update
 
 # %%
 #| check: adam_step
@@ -439,7 +449,6 @@ class MyOptimizer:
                 p.data = sg.tensor(new, dtype=p.dtype)
 
 # %%
-#| calls-exercise
 def train_regression(make_opt, steps=30):
     sg.manual_seed(0)
     line = sg.nn.Linear(1, 1)
@@ -459,11 +468,14 @@ pairs = {
     "Adam": (lambda ps: MyOptimizer(ps, adam_step, lr=0.1),
              lambda ps: sg.optim.Adam(ps, lr=0.1)),
 }
-report = []
-for name, (mine, theirs) in pairs.items():
-    a, b = train_regression(mine), train_regression(theirs)
-    report.append(f"{name:<28} yours {a}  library {b}  same: {np.allclose(a, b, atol=1e-4)}")
-print("\n".join(report))
+for name, (mine, theirs) in pairs.items():  # one row per optimizer, as soon as it is done
+    try:
+        a = train_regression(mine)
+    except NotImplementedError:
+        print(f"{name:<28} yours: not written yet (NotImplementedError)")
+        continue
+    b = train_regression(theirs)
+    print(f"{name:<28} yours {a}  library {b}  same: {np.allclose(a, b, atol=1e-4)}")
 
 # %% [markdown]
 # ## Real data: the 8 × 8 digits

@@ -140,3 +140,94 @@ def test_update_rules_match_the_librarys_optimizers(make, rule, hyper):
         opt.step()
         mine = rule(mine, g, state, **hyper)
     np.testing.assert_allclose(mine, p.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------ round 2 of the re-test
+
+
+def _failing(exercise: str, source: str) -> list[str]:
+    result = run_checkpoint(CHECKPOINT, define(source), exercise=exercise)
+    return [r.test for r in result.rows if not r.passed]
+
+
+def test_weight_decay_after_momentum_fails_only_the_two_step_test():
+    """Right from an empty state: only a second step from the learner's own buffer
+    shows that the buffer never saw the decay."""
+    ns = define(dict(WRONG_09["sgd_step"])["weight decay added after momentum"])
+    rows = run_checkpoint(CHECKPOINT, ns, exercise="sgd_step").rows
+    failing = [r for r in rows if not r.passed]
+    assert [r.test for r in failing] == ["sgd_momentum_with_weight_decay"]
+    assert failing[0].call.startswith("sgd_step([1.88], [1.0], state,")
+    assert "before" in failing[0].diagnosis and failing[0].hint == ""
+
+
+def test_weight_decay_added_into_the_callers_grad_is_caught():
+    src = dict(WRONG_09["sgd_step"])["adds weight decay into the caller's grad"]
+    assert _failing("sgd_step", src) == ["sgd_weight_decay_leaves_grad_alone"]
+
+
+def test_a_mask_divided_by_n_times_c_is_told_apart_from_the_mean_of_everything():
+    known = dict(WRONG_09["nll_loss"])
+    masked = _failing("nll_loss", known["masks right but divides by N * C"])
+    everything = _failing("nll_loss", known["mean over all N * C entries"])
+    assert "nll_loss_uniform_rows_cost_log_c" in masked
+    assert "nll_loss_uniform_rows_cost_log_c" not in everything
+    rows = run_checkpoint(CHECKPOINT, define(known["masks right but divides by N * C"]),
+                          exercise="nll_loss").rows
+    assert all("C times too small" in r.diagnosis for r in rows if not r.passed)
+
+
+@pytest.mark.parametrize("label, failing", [
+    ("draws from [0, 2k): forgets to shift", ["linear_init_bound", "linear_init_centred"]),
+    ("draws from [0, k)", ["linear_init_spread", "linear_init_centred"]),
+    ("random normal init with std 1", ["linear_init_bound", "linear_init_spread"]),
+    ("zeros init", ["linear_init_spread"]),
+    ("plain tensors, not Parameters", ["linear_parameters", "linear_gradients_reach_parameters"]),
+])
+def test_each_wrong_init_fails_its_own_init_tests(label, failing):
+    assert _failing("Linear", dict(WRONG_09["Linear"])[label]) == failing
+
+
+def test_a_wrong_init_with_a_second_mistake_keeps_the_init_hint():
+    """[0, 2k) and a transposed forward at once: no single known mistake, but the init
+    rows keep their hints, which are about the init (not 'which way round is weight')."""
+    src = dict(WRONG_09["Linear"])["draws from [0, 2k): forgets to shift"].replace(
+        "x @ self.weight.T", "x @ self.weight")
+    rows = {r.test: r for r in run_checkpoint(CHECKPOINT, define(src), exercise="Linear").rows}
+    assert not rows["linear_init_bound"].passed
+    assert "shifting" in rows["linear_init_bound"].hint
+    assert "middle lands on 0" in rows["linear_init_centred"].hint
+
+
+def test_a_sign_error_gets_no_hint_about_numpy_targets():
+    src = dict(WRONG_09["nll_loss"])["forgets the minus sign"]
+    row = run_checkpoint(CHECKPOINT, define(src.replace("np.asarray(targets)", "targets")),
+                         exercise="nll_loss").row("nll_loss_numpy_targets")
+    assert row.status == "fail" and "np.asarray" not in row.hint
+
+
+def _lesson_cells() -> list[str]:
+    import jupytext
+    nb = jupytext.read(find_lesson(ROOT, "09").source)
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def test_the_optimizer_comparison_prints_sgd_before_adam_is_written(capsys):
+    """The cell comparing the learner's rules with the library's prints each row as it
+    is computed: with sgd_step done and adam_step still the stub, SGD's row shows."""
+    cells = _lesson_cells()
+    ns = define("""
+        import numpy as np
+        import stridegrad as sg
+        import stridegrad.nn.functional as F
+        def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+            raise NotImplementedError("adam_step")
+        rng = np.random.default_rng(0)
+        x_reg = sg.tensor(rng.uniform(-1, 1, size=(50, 1)).astype(np.float32))
+        y_reg = 3 * x_reg - 1
+    """, sgd_step=reference.sgd_step)
+    for needle in ("class MyOptimizer", "pairs = {"):
+        exec(next(c for c in cells if needle in c), ns)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[0].startswith("SGD") and out[0].endswith("same: True")
+    assert out[1].startswith("Adam") and "not written yet" in out[1]

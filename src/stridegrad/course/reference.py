@@ -189,11 +189,19 @@ def adam_step(param: np.ndarray, grad: np.ndarray, state: dict, lr: float = 1e-3
               betas: tuple = (0.9, 0.999), eps: float = 1e-8) -> np.ndarray:
     """One Adam update of one parameter; returns the new parameter array.
 
-    Adam as in Kingma and Ba (2015) and ``torch.optim.Adam`` (no weight decay,
-    no amsgrad): bias-corrected running averages of the gradient and of its
-    square. ``state`` keeps ``"step"`` (the number of steps taken, counting
-    from 1), ``"exp_avg"`` and ``"exp_avg_sq"`` (the two averages) between
-    calls; it starts as ``{}``. ``param`` and ``grad`` are not changed in place.
+    The update of ``torch.optim.Adam`` (no weight decay, no amsgrad), as its
+    documentation states it, with ``b1, b2 = betas``, ``g = grad`` and ``t``
+    the number of this step (1 on the first call)::
+
+        m = b1 * m + (1 - b1) * g              # m and v start at 0
+        v = b2 * v + (1 - b2) * g**2           # element by element
+        m_hat = m / (1 - b1**t)                # bias corrections
+        v_hat = v / (1 - b2**t)
+        new param = param - lr * m_hat / (sqrt(v_hat) + eps)
+
+    ``eps`` is added after the square root. ``state`` keeps ``"step"`` (``t``),
+    ``"exp_avg"`` (``m``) and ``"exp_avg_sq"`` (``v``) between calls; it starts
+    as ``{}``. ``param`` and ``grad`` are not changed in place.
 
     Example:
         >>> state = {}

@@ -62,8 +62,7 @@ def linear_shapes(Linear):
 
 
 @checkpoint.test("Linear", hint="Wrap both in Parameter(...) and assign them as attributes: "
-                                "Module then lists them in parameters().",
-                 hint_for=("bias is a plain tensor",))
+                                "Module then lists them in parameters().")
 def linear_parameters(Linear):
     lin = _call("Linear(4, 3)", Linear, 4, 3)
     params = _call("list(Linear(4, 3).parameters())", lambda: list(lin.parameters()))
@@ -96,20 +95,50 @@ def linear_batch_shape(Linear):
         fail("Linear(3, 2)(x of shape (7, 3)).shape", (7, 2), getattr(out, "shape", out))
 
 
-@checkpoint.test("Linear", hint="Initialise uniformly in [-1/sqrt(in), 1/sqrt(in)] (bias too): "
-                                "randn (std 1) is far too large for 100 inputs, and zeros "
-                                "make every unit the same.",
-                 hint_for=("random normal init with std 1", "zeros init"))
-def linear_init_scale(Linear):
+def _init_values(Linear):
+    """weight and bias of a seeded Linear(100, 50), as NumPy arrays (k = 0.1)."""
     sg.manual_seed(0)
     lin = _call("Linear(100, 50)", Linear, 100, 50)
-    w, b = lin.weight.numpy(), lin.bias.numpy()
+    return lin.weight.numpy(), lin.bias.numpy()
+
+
+@checkpoint.test("Linear", hint="Every weight and bias lies in [-k, k], k = 1/sqrt(in_features) "
+                                "= 0.1 for 100 inputs: randn (std 1) goes far past it, and "
+                                "stretching rand to [0, 2k) without shifting it down by k "
+                                "reaches 2k.",
+                 hint_for=("random normal init with std 1", "draws from [0, 2k): forgets to shift"))
+def linear_init_bound(Linear):
+    w, b = _init_values(Linear)
     big = float(max(np.abs(w).max(), np.abs(b).max()))
     if big > 0.1 + 1e-6:
         fail("largest |weight| or |bias| of Linear(100, 50)", "<= 1/sqrt(100) = 0.1", big)
+
+
+@checkpoint.test("Linear", hint="Uniform on [-k, k] spreads with standard deviation k/sqrt(3), "
+                                "0.058 for k = 0.1: zeros do not spread at all, [0, k) is half "
+                                "as wide (0.029), randn is 17 times too wide.",
+                 hint_for=("random normal init with std 1", "zeros init", "draws from [0, k)"))
+def linear_init_spread(Linear):
+    w, _ = _init_values(Linear)
     if not 0.04 < float(w.std()) < 0.075:
         fail("standard deviation of Linear(100, 50).weight", "about 0.1/sqrt(3) = 0.058",
              round(float(w.std()), 4))
+
+
+@checkpoint.test("Linear", hint="[-k, k] is centred on 0: about half the weights are negative. "
+                                "sg.rand is in [0, 1): after stretching, shift it so that its "
+                                "middle lands on 0.",
+                 hint_for=("draws from [0, 2k): forgets to shift", "draws from [0, k)"))
+def linear_init_centred(Linear):
+    w, b = _init_values(Linear)
+    # 5,000 (50) draws: their mean is within 0.2 (0.6) standard deviations of the
+    # interval's middle, by a wide margin, when the middle is 0
+    for name, a, within in (("weight", w, 0.2), ("bias", b, 0.6)):
+        mean, std = float(a.mean()), float(a.std())
+        if abs(mean) > within * std + 1e-12:
+            fail(f"mean of Linear(100, 50).{name}",
+                 f"about 0 (within {within} standard deviations, {within * std:.4f})",
+                 round(mean, 4))
 
 
 @checkpoint.test("Linear", hint="Draw the initial values with sg.rand (or sg.randn) so that "
@@ -228,11 +257,22 @@ def nll_loss_one_row(nll_loss):
 
 @checkpoint.test("nll_loss", hint="Divide by N (the rows), not by N * C and not by nothing: "
                                   "four rows that each cost 1 average to 1.",
-                 hint_for=("sums instead of averaging", "mean over all N * C entries"))
+                 hint_for=("sums instead of averaging", "mean over all N * C entries",
+                           "masks right but divides by N * C"))
 def nll_loss_is_a_mean_over_rows(nll_loss):
     out = _call("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", nll_loss, _t([[-1.0, -2.0]] * 4),
                 [0, 0, 0, 0])
     _same("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", out, 1.0)
+
+
+@checkpoint.test("nll_loss", hint="A model that says 1/2 for each of 2 classes costs log 2 "
+                                  "= 0.693 in every row, so their mean is log 2 too: the sum "
+                                  "of the 3 picked entries, divided by the 3 rows.",
+                 hint_for=("sums instead of averaging", "masks right but divides by N * C"))
+def nll_loss_uniform_rows_cost_log_c(nll_loss):
+    out = _call("nll_loss(log([[.5, .5]] * 3), [0, 1, 1])", nll_loss,
+                _logp([[0.5, 0.5]] * 3), [0, 1, 1])
+    _same("nll_loss(log([[.5, .5]] * 3), [0, 1, 1])", out, 0.69314718)
 
 
 @checkpoint.test("nll_loss", hint="Return a Tensor of shape () (a single number), so that "
@@ -252,7 +292,8 @@ def nll_loss_gradient(nll_loss):
           [[0.0, 0.0, -0.5], [-0.5, 0.0, 0.0]])
 
 
-@checkpoint.test("nll_loss", hint="targets may be a list or a NumPy int array: np.asarray it.")
+@checkpoint.test("nll_loss", hint="targets may be a list or a NumPy int array, with the same "
+                                  "loss: target 1 of each row costs 0.25 and 0.75, mean 0.5.")
 def nll_loss_numpy_targets(nll_loss):
     out = _call("nll_loss(..., np.array([1, 1]))", nll_loss,
                 _t([[-2.0, -0.25], [-1.0, -0.75]]), np.array([1, 1]))
@@ -321,15 +362,20 @@ def sgd_momentum_two_steps(sgd_step):
     _same(call, p, [0.71], atol=1e-9)
 
 
-@checkpoint.test("sgd_step", hint="Weight decay goes into g before the momentum buffer: "
-                                  "step 1 g = 1.2, step 2 g = 1.188 and b = 0.5 * 1.2 + 1.188.",
-                 hint_for=('forgets weight decay',))
+@checkpoint.test("sgd_step", hint="Weight decay goes into g before the momentum buffer, so the "
+                                  "buffer carries it to later steps: step 1 g = 1 + 0.1 * 2 = "
+                                  "1.2 and b = 1.2; step 2 g = 1 + 0.1 * 1.88 = 1.188 and b = "
+                                  "0.5 * 1.2 + 1.188.",
+                 hint_for=("forgets weight decay", "weight decay added after momentum"))
 def sgd_momentum_with_weight_decay(sgd_step):
-    call, p = _sgd(sgd_step, [2.0], [1.0], {}, lr=0.1, momentum=0.5, weight_decay=0.1)
+    # two calls in a row, the second starting from the state the first left: the
+    # buffer must hold the decayed gradient (1.2), or step 2 misses 0.5 * 0.1 * 2
+    state, kw = {}, dict(lr=0.1, momentum=0.5, weight_decay=0.1)
+    call, p = _sgd(sgd_step, [2.0], [1.0], state, **kw)
     _same(call, p, [1.88], atol=1e-9)
-    # the second step starts from the right state after the first: b = 1.2
-    call, p = _sgd(sgd_step, [1.88], [1.0], {"momentum_buffer": np.array([1.2])}, lr=0.1,
-                   momentum=0.5, weight_decay=0.1)
+    call = ("sgd_step([1.88], [1.0], state, lr=0.1, momentum=0.5, weight_decay=0.1), "
+            "state as the first call sgd_step([2.0], [1.0], {}, ...) left it")
+    p = _call(call, sgd_step, np.array([1.88]), np.array([1.0]), state, **kw)
     _same(call, p, [1.7012], atol=1e-9)
 
 
@@ -341,6 +387,17 @@ def sgd_leaves_inputs_alone(sgd_step):
     _call("sgd_step(param, grad, {}, lr=0.1)", sgd_step, param, grad, {}, lr=0.1)
     _same("param after sgd_step(param, grad, {}, lr=0.1)", param, [1.0, 2.0], atol=0, rtol=0)
     _same("grad after sgd_step(param, grad, {}, lr=0.1)", grad, [0.5, -1.0], atol=0, rtol=0)
+
+
+@checkpoint.test("sgd_step", hint="Weight decay makes a new gradient, grad + weight_decay * "
+                                  "param: g = grad followed by g += ... adds into the caller's "
+                                  "grad array, which the optimizer still owns.",
+                 hint_for=("adds weight decay into the caller's grad",))
+def sgd_weight_decay_leaves_grad_alone(sgd_step):
+    param, grad = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    call = "sgd_step(param, grad, {}, lr=0.1, weight_decay=0.5)"
+    _call(call, sgd_step, param, grad, {}, lr=0.1, weight_decay=0.5)
+    _same(f"grad after {call}", grad, [0.5, -1.0], atol=0, rtol=0)
 
 
 @checkpoint.test("sgd_step", hint="The buffer must be an array of your own: keeping the "

@@ -2,8 +2,8 @@
 
 HINTS = {
     "Linear": [
-        "Two Parameters with the shapes the docstring gives; forward is one matmul and "
-        "one addition. Which way round is weight?",
+        "Two Parameters with the shapes the docstring gives, filled from sg.rand moved "
+        "onto [-k, k]; forward is one matmul and one addition. Which way round is weight?",
         "k = 1 / sqrt(in_features); sg.rand gives numbers in [0, 1): (rand * 2 - 1) * k "
         "is uniform in [-k, k). forward multiplies by the transpose of weight: x @ weight.T.",
         "In full:\n\n"
@@ -50,10 +50,12 @@ HINTS = {
     ],
     "adam_step": [
         "Adam keeps two running averages, of the gradient and of its square, and a step "
-        "count, all in state. Look up Adam's update (Kingma and Ba, 2015, Algorithm 1).",
-        "m = beta1 * m + (1 - beta1) * grad and v = beta2 * v + (1 - beta2) * grad**2, "
-        "both starting at 0. Early on both are biased towards 0: divide by "
-        "(1 - beta**t), with t counting steps from 1.",
+        "count, all in state. The docstring gives the update line by line: which of its "
+        "names must survive until the next call?",
+        "Read m, v and t from state (0 when missing) and add 1 to t first, so that the "
+        "first call uses t = 1 (then m_hat = g and v_hat = g**2: a step of lr * sign(g)). "
+        "Store the new m, v and t back in state. eps is added to sqrt(v_hat), not under "
+        "the root.",
         "In full:\n\n"
         "    t = state['step'] = state.get('step', 0) + 1\n"
         "    m = state['exp_avg'] = b1 * state.get('exp_avg', 0) + (1 - b1) * grad\n"

@@ -6,92 +6,101 @@ Each must fail checkpoint 09; ``test_checks.py`` and ``test_ep09.py`` run them a
 from stridegrad.course.misconceptions import Misconception
 
 
-_LINEAR_HEAD = """
+_LINEAR = """
 import math
 import numpy as np
 import stridegrad as sg
 from stridegrad.nn import Module, Parameter
+
+
+class Linear(Module):
+    def __init__(self, i, o):
+        super().__init__()
+        k = 1 / math.sqrt(i)
+        self.weight = {WEIGHT}
+        self.bias = {BIAS}
+
+    def forward(self, x):
+        return {FORWARD}
 """
+
+
+def _linear(weight="Parameter((sg.rand(o, i) * 2 - 1) * k)",
+            bias="Parameter((sg.rand(o) * 2 - 1) * k)",
+            forward="x @ self.weight.T + self.bias"):
+    """The right Linear with one piece swapped for a wrong one."""
+    return (_LINEAR.replace("{WEIGHT}", weight).replace("{BIAS}", bias)
+            .replace("{FORWARD}", forward))
+
+
+_SGD = """
+import numpy as np
+
+
+def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
+    {DECAY}
+    if momentum:
+        {MOMENTUM}
+    {STEP}
+"""
+
+_BUFFER = """buf = state.get("momentum_buffer")
+        buf = g if buf is None else momentum * buf + g
+        state["momentum_buffer"] = buf
+        g = buf"""
+
+
+def _sgd(decay="g = grad + weight_decay * param", momentum=_BUFFER,
+         step="return param - lr * g"):
+    """The right sgd_step with one piece swapped for a wrong one."""
+    return (_SGD.replace("{DECAY}", decay).replace("{MOMENTUM}", momentum)
+            .replace("{STEP}", step))
+
 
 MISCONCEPTIONS = {
     "Linear": [
         Misconception("weight stored as (in, out)",
           "stores the weight transposed, as (in_features, out_features): its shape is not "
           "PyTorch's (out_features, in_features)",
-          _LINEAR_HEAD + """
-class Linear(Module):
-    def __init__(self, i, o):
-        super().__init__()
-        k = 1 / math.sqrt(i)
-        self.weight = Parameter((sg.rand(i, o) * 2 - 1) * k)
-        self.bias = Parameter((sg.rand(o) * 2 - 1) * k)
-    def forward(self, x):
-        return x @ self.weight + self.bias
-"""),
+          _linear(weight="Parameter((sg.rand(i, o) * 2 - 1) * k)",
+                  forward="x @ self.weight + self.bias")),
         Misconception("random normal init with std 1",
           "draws weights from a standard normal: far too large; the scale must be "
           "1/sqrt(in_features) (uniform bound)",
-          _LINEAR_HEAD + """
-class Linear(Module):
-    def __init__(self, i, o):
-        super().__init__()
-        self.weight = Parameter(sg.randn(o, i))
-        self.bias = Parameter(sg.randn(o))
-    def forward(self, x):
-        return x @ self.weight.T + self.bias
-"""),
+          _linear(weight="Parameter(sg.randn(o, i))", bias="Parameter(sg.randn(o))")),
         Misconception("bias is a plain tensor",
           "makes the bias a plain tensor, not a Parameter: parameters() misses it, so it is "
           "never trained",
-          _LINEAR_HEAD + """
-class Linear(Module):
-    def __init__(self, i, o):
-        super().__init__()
-        k = 1 / math.sqrt(i)
-        self.weight = Parameter((sg.rand(o, i) * 2 - 1) * k)
-        self.bias = (sg.rand(o) * 2 - 1) * k
-    def forward(self, x):
-        return x @ self.weight.T + self.bias
-"""),
+          _linear(bias="(sg.rand(o) * 2 - 1) * k")),
+        Misconception("plain tensors, not Parameters",
+          "makes weight and bias plain tensors, not Parameters: parameters() lists neither, "
+          "they do not require grad, so backward has nothing to fill and nothing is trained; "
+          "wrap the finished numbers in Parameter(...)",
+          _linear(weight="(sg.rand(o, i) * 2 - 1) * k", bias="(sg.rand(o) * 2 - 1) * k")),
+        Misconception("draws from [0, 2k): forgets to shift",
+          "stretches sg.rand to [0, 2k) but never shifts it down by k: every weight is "
+          "positive and the largest reach 2k; (rand * 2 - 1) * k lands on [-k, k)",
+          _linear(weight="Parameter(sg.rand(o, i) * 2 * k)",
+                  bias="Parameter(sg.rand(o) * 2 * k)")),
+        Misconception("draws from [0, k)",
+          "scales sg.rand by k only: the weights lie in [0, k), all positive and half as "
+          "spread as [-k, k]; stretch to width 2k and shift the middle to 0",
+          _linear(weight="Parameter(sg.rand(o, i) * k)", bias="Parameter(sg.rand(o) * k)")),
         Misconception("zeros init",
           "initialises the weights to zeros: every output is the bias and all units stay "
           "identical",
-          _LINEAR_HEAD + """
-class Linear(Module):
-    def __init__(self, i, o):
-        super().__init__()
-        self.weight = Parameter(sg.zeros(o, i))
-        self.bias = Parameter(sg.zeros(o))
-    def forward(self, x):
-        return x @ self.weight.T + self.bias
-"""),
+          _linear(weight="Parameter(sg.zeros(o, i))", bias="Parameter(sg.zeros(o))")),
         Misconception("weights are the result of an op, not leaves",
           "builds weight and bias as (sg.rand(..., requires_grad=True) * 2 - 1) * k: the "
           "result of an operation is not a leaf and not a Parameter, so parameters() misses "
           "it and backward never fills its .grad; wrap the finished numbers in Parameter(...)",
-          _LINEAR_HEAD + """
-class Linear(Module):
-    def __init__(self, i, o):
-        super().__init__()
-        k = 1 / math.sqrt(i)
-        self.weight = (sg.rand(o, i, requires_grad=True) * 2 - 1) * k
-        self.bias = (sg.rand(o, requires_grad=True) * 2 - 1) * k
-    def forward(self, x):
-        return x @ self.weight.T + self.bias
-"""),
+          _linear(weight="(sg.rand(o, i, requires_grad=True) * 2 - 1) * k",
+                  bias="(sg.rand(o, requires_grad=True) * 2 - 1) * k")),
         Misconception("NumPy's unseeded generator",
           "draws the weights from NumPy's global generator instead of the given one: the same "
           "seed does not give the same layer",
-          _LINEAR_HEAD + """
-class Linear(Module):
-    def __init__(self, i, o):
-        super().__init__()
-        k = 1 / math.sqrt(i)
-        self.weight = Parameter(np.random.uniform(-k, k, (o, i)).astype(np.float32))
-        self.bias = Parameter(np.random.uniform(-k, k, o).astype(np.float32))
-    def forward(self, x):
-        return x @ self.weight.T + self.bias
-"""),
+          _linear(weight="Parameter(np.random.uniform(-k, k, (o, i)).astype(np.float32))",
+                  bias="Parameter(np.random.uniform(-k, k, o).astype(np.float32))")),
     ],
     "log_softmax": [
         Misconception("naive, no max subtracted",
@@ -156,9 +165,10 @@ def nll_loss(logp, targets):
     n, c = logp.shape
     return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)).sum()
 """),
-        Misconception("mean over all N * C entries",
-          "averages over all N * C entries instead of picking each row's target: the loss is "
-          "the mean of every log-probability",
+        Misconception("masks right but divides by N * C",
+          "picks each row's target with the mask, but .mean() divides the sum by all N * C "
+          "entries of the masked array, most of them the zeros the mask made: the loss is C "
+          "times too small; divide the sum by N, the rows",
           """
 import numpy as np
 import stridegrad as sg
@@ -166,88 +176,58 @@ def nll_loss(logp, targets):
     n, c = logp.shape
     return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)).mean()
 """),
+        Misconception("mean over all N * C entries",
+          "averages all N * C log-probabilities instead of picking each row's target: the "
+          "loss ignores the targets (right only when every class in a row is equally likely)",
+          """
+def nll_loss(logp, targets):
+    return -logp.mean()
+"""),
     ],
     "sgd_step": [
         Misconception("forgets weight decay",
           "ignores weight_decay: the step does not pull the weights towards 0",
-          """
-def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
-    g = grad
-    if momentum:
-        buf = state.get("momentum_buffer")
-        buf = g if buf is None else momentum * buf + g
-        state["momentum_buffer"] = buf
-        g = buf
-    return param - lr * g
-"""),
+          _sgd(decay="g = grad")),
+        Misconception("weight decay added after momentum",
+          "adds weight_decay * param after the momentum buffer instead of before it: the "
+          "buffer never sees the decay, so it carries none of it to later steps; one step "
+          "from an empty state is right, the second is not (PyTorch decays g first, then "
+          "updates the buffer with it)",
+          _sgd(decay="g = grad", step="return param - lr * (g + weight_decay * param)")),
+        Misconception("adds weight decay into the caller's grad",
+          "adds the weight decay into the caller's grad array in place (g = grad, then g += "
+          "weight_decay * param: g is the same array, not a copy): the step is right but the "
+          "caller's grad changes; build a new array, g = grad + weight_decay * param",
+          _sgd(decay="g = grad\n    if weight_decay:\n        g += weight_decay * param")),
         Misconception("momentum buffer initialised to ones",
           "starts the momentum buffer at ones instead of at the first gradient: the first step "
           "is off",
-          """
-import numpy as np
-def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
-    g = grad + weight_decay * param
-    if momentum:
-        buf = state.setdefault("momentum_buffer", np.ones_like(param))
-        buf = momentum * buf + g
-        state["momentum_buffer"] = buf
-        g = buf
-    return param - lr * g
-"""),
+          _sgd(momentum=_BUFFER.replace('state.get("momentum_buffer")',
+                                        'state.get("momentum_buffer", np.ones_like(param))'))),
         Misconception("dampened buffer (an average)",
           "adds (1 - momentum) * g to the buffer, an average as in Adam, where SGD's momentum "
           "adds the whole gradient (b = momentum * b + g): the steps are about 1 - momentum "
           "times too short (10 times with momentum 0.9)",
-          """
-import numpy as np
-def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
-    g = grad + weight_decay * param
-    if momentum:
-        buf = state.get("momentum_buffer", np.zeros_like(param))
-        buf = momentum * buf + (1 - momentum) * g
-        state["momentum_buffer"] = buf
-        g = buf
-    return param - lr * g
-"""),
+          _sgd(momentum=_BUFFER.replace('state.get("momentum_buffer")',
+                                        'state.get("momentum_buffer", np.zeros_like(param))')
+               .replace("momentum * buf + g", "momentum * buf + (1 - momentum) * g"))),
         Misconception("forgets the buffer between calls",
           "keeps no momentum buffer between calls: every step is plain SGD",
-          """
-def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
-    g = grad + weight_decay * param
-    buf = g
-    return param - lr * buf
-"""),
+          _sgd(momentum="pass")),
         Misconception("the buffer is the caller's grad, updated in place",
           "keeps the caller's first grad array as the momentum buffer and updates it in place "
           "(buf *= momentum; buf += g): the next call changes that grad; store a copy, or "
           "build the buffer as a new array",
-          """
-def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
-    g = grad + weight_decay * param if weight_decay else grad
-    if momentum:
-        buf = state.get("momentum_buffer")
-        if buf is None:
-            buf = state["momentum_buffer"] = g
-        else:
-            buf *= momentum
-            buf += g
-        g = buf
-    return param - lr * g
-"""),
+          _sgd(decay="g = grad + weight_decay * param if weight_decay else grad",
+               momentum=_BUFFER.replace(
+                   "buf = g if buf is None else momentum * buf + g\n"
+                   '        state["momentum_buffer"] = buf',
+                   'if buf is None:\n            buf = state["momentum_buffer"] = g\n'
+                   "        else:\n            buf *= momentum\n            buf += g"))),
         Misconception("updates param in place",
           "updates the caller's param in place (param -= ...) instead of returning a new array: "
           "the answer is right but the input changes",
-          """
-def sgd_step(param, grad, state, lr, momentum=0.0, weight_decay=0.0):
-    g = grad + weight_decay * param
-    if momentum:
-        buf = state.get("momentum_buffer")
-        buf = g if buf is None else momentum * buf + g
-        state["momentum_buffer"] = buf
-        g = buf
-    param -= lr * g
-    return param
-"""),
+          _sgd(step="param -= lr * g\n    return param")),
     ],
     "adam_step": [
         Misconception("no bias correction",
