@@ -264,7 +264,17 @@ print("mean:   every entry gets", x.grad.numpy()[0, 0], "= 1/9")
 # entries tie for the maximum, our engine (like PyTorch's `amax`) splits the
 # gradient equally between them, which keeps the sum of the gradient equal to
 # the incoming gradient. The known-wrong version here is to treat `max` like
-# `sum` and send the gradient to every entry.
+# `sum` and send the gradient to every entry. Nudge each entry of
+# `[1, 5, 3]` by a little and watch the maximum:
+
+# %%
+x = np.array([1.0, 5.0, 3.0])
+like_sum = np.ones_like(x)  # max treated like sum: every entry gets the output's gradient 1
+for i in range(3):
+    nudged = x.copy()
+    nudged[i] += 1e-3
+    rate = (nudged.max() - x.max()) / 1e-3
+    print(f"nudge x[{i}]: the max moves {rate:.0f} per unit, the sum-like rule says {like_sum[i]:.0f}")
 
 # %%
 #| exercise: stridegrad.course.reference.max_backward
@@ -419,7 +429,7 @@ print("\n".join(report))
 
 # %%
 def wrong_matmul_grad_a(a, b, grad):
-    return grad @ b  # should be grad @ b.T
+    return grad @ b  # a missing transpose: on a square matrix the shapes fit
 
 
 rng = np.random.default_rng(2)  # this cell's own numbers, whatever ran before it
@@ -431,8 +441,10 @@ for idx in np.ndindex(*an.shape):  # the same central difference, written inline
     up[idx] += 1e-6
     down[idx] -= 1e-6
     numeric[idx] = (((up @ bn) * G).sum() - ((down @ bn) * G).sum()) / 2e-6
-print("largest error of the wrong rule:", np.abs(wrong_matmul_grad_a(an, bn, G) - numeric).max().round(3))
-print("grad @ b.T agrees to 1e-6:       ", np.abs(G @ bn.T - numeric).max() < 1e-6)
+at = sg.tensor(an, requires_grad=True)  # the engine's own rule, for comparison
+((at @ sg.tensor(bn)) * sg.tensor(G)).sum().backward()
+print("largest error of the wrong rule:     ", np.abs(wrong_matmul_grad_a(an, bn, G) - numeric).max().round(3))
+print("the engine's gradient agrees to 1e-6:", np.abs(at.grad.numpy() - numeric).max() < 1e-6)
 
 # %% [markdown]
 # ## Switching the recording off: `requires_grad`, `no_grad`, `detach`

@@ -131,3 +131,48 @@ def test_matmul_backward_and_numerical_gradient_agree():
         ga, reference.numerical_gradient(lambda v: float(((v @ b) * g).sum()), a.copy()), atol=1e-6)
     np.testing.assert_allclose(
         gb, reference.numerical_gradient(lambda v: float(((a @ v) * g).sum()), b.copy()), atol=1e-6)
+
+
+# ------------------------------------------------------------------ round 2 of the re-test
+
+
+def test_the_row_vector_hint_says_row():
+    test = next(t for t in CHECKPOINT.tests if t.name == "unbroadcast_row_vector")
+    assert test.hint.startswith("Row vector (1, 4)") and "Column" not in test.hint
+
+
+def test_matmul_rows_show_small_operands_and_the_expected_shapes_on_an_error():
+    ns = define("""
+        def matmul_backward(a, b, grad):
+            return grad @ b, a.T @ grad
+    """)
+    rows = {r.test: r for r in run_checkpoint(CHECKPOINT, ns, exercise="matmul_backward").rows}
+    err = rows["matmul_backward_matrix_times_column"]
+    assert err.status == "error"
+    assert "a of shape (2, 3) = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]" in err.call
+    assert err.expected == "(grad_a of shape (2, 3), grad_b of shape (3, 1))"
+    square = rows["matmul_backward_square_needs_transpose"]
+    assert square.call.startswith("matmul_backward(a of shape (2, 2) = [[1.0, 2.0], [3.0, 4.0]], "
+                                  "b of shape (2, 2) = [[1.0, 2.0], [0.0, 1.0]], grad of shape "
+                                  "(2, 2) = [[1.0, 0.0], [0.0, 1.0]])")
+
+
+def test_the_docstrings_state_the_whole_contract():
+    assert "keepdims" in reference.max_backward.__doc__
+    assert "bit for bit" in reference.numerical_gradient.__doc__
+
+
+def test_the_full_sum_backward_hint_returns_a_view_as_the_lesson_allows():
+    from stridegrad.course.hints import ep08
+    full = ep08.HINTS["sum_backward"][-1]
+    assert "np.broadcast_to(grad, shape)" in full and ".copy()" not in full
+
+
+def test_the_lesson_shows_max_treated_like_sum_and_keeps_the_matmul_answer_for_later():
+    from stridegrad.course.paths import find_lesson
+
+    from .conftest import ROOT
+    text = find_lesson(ROOT, "08").source.read_text()
+    before_pytorch = text[: text.index("## Where this is in PyTorch")]
+    assert "like_sum" in before_pytorch  # the promised known-wrong max, shown in a cell
+    assert "grad @ b.T" not in before_pytorch and "should be" not in before_pytorch

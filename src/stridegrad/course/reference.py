@@ -86,9 +86,13 @@ def max_backward(x: np.ndarray, grad: np.ndarray, axis=None, keepdims: bool = Fa
     Only the entries that *are* the maximum of their slice receive gradient;
     when several entries tie for the maximum, they share it equally (as
     PyTorch's ``amax`` does). ``axis`` is None or an int (negative counts from
-    the end); ``grad`` has the output's shape.
+    the end); ``keepdims`` as in the forward call; ``grad`` has the output's
+    shape: with ``keepdims=True`` a size-1 axis where the max was taken, without
+    it no such axis. The result has ``x``'s shape.
 
     ``x = [1, 5, 3]``, ``grad = 1.0`` -> ``[0, 1, 0]``.
+    ``x = [[1, 9], [8, 2]]``, ``grad = [[10], [20]]``, ``axis=1, keepdims=True``
+    -> ``[[0, 10], [20, 0]]``.
     """
     x = np.asarray(x)
     out = x.max(axis=axis, keepdims=True)
@@ -118,8 +122,8 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x: np.ndarray,
 
     ``f`` maps an array of ``x``'s shape to a number; ``x`` is a float array.
     Entry ``i`` of the result is ``(f(x + eps e_i) - f(x - eps e_i)) / (2 eps)``.
-    ``x`` may be changed while the function runs, but holds its original
-    values again when it returns.
+    ``x`` may be changed while the function runs; when it returns, ``x`` holds
+    exactly the values it had (bit for bit).
     """
     grad = np.zeros(x.shape)
     for idx in np.ndindex(*x.shape):

@@ -103,8 +103,8 @@ def unbroadcast_stretched_axis_keeps_its_dim(unbroadcast):
     expect_array(unbroadcast, g, (3, 1), returns=[[6], [22], [38]])
 
 
-@checkpoint.test("unbroadcast", hint="Column vector (1, 4) from a (3, 4) gradient: sum the "
-                                     "rows, keep the axis: [[12, 15, 18, 21]].")
+@checkpoint.test("unbroadcast", hint="Row vector (1, 4) from a (3, 4) gradient: add the "
+                                     "3 rows together, keep the axis: [[12, 15, 18, 21]].")
 def unbroadcast_row_vector(unbroadcast):
     g = np.arange(12.0).reshape(3, 4)
     expect_array(unbroadcast, g, (1, 4), returns=[[12, 15, 18, 21]])
@@ -237,15 +237,23 @@ def max_backward_negative_axis_with_ties(max_backward):
 # ------------------------------------------------------------------ matmul_backward
 
 
+def _operand(name: str, a: np.ndarray) -> str:
+    """``a of shape (2, 2) = [[1.0, 2.0], [3.0, 4.0]]``: the values too when there are at
+    most 12 of them (a row can then be worked by hand), else the shape alone."""
+    text = f"{name} of shape {a.shape}"
+    return text + (f" = {np.round(a.astype(float), 6).tolist()!r}" if a.size <= 12 else "")
+
+
 def _expect_pair(fn, a, b, g, want_a, want_b):
-    call = f"matmul_backward(a of shape {a.shape}, b of shape {b.shape}, grad of shape {g.shape})"
+    call = (f"matmul_backward({_operand('a', a)}, {_operand('b', b)}, "
+            f"{_operand('grad', g)})")
     try:
         got = fn(a, b, g)
     except (NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise CheckFailure(call, "(grad_a, grad_b)", raised(exc),
-                           kind="error") from exc
+        raise CheckFailure(call, f"(grad_a of shape {a.shape}, grad_b of shape {b.shape})",
+                           raised(exc), kind="error") from exc
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise CheckFailure(call, "a pair (grad_a, grad_b)", _show(got))
     same_array(call + "[0] (grad_a)", got[0], want_a)
@@ -269,7 +277,7 @@ def matmul_backward_shapes(matmul_backward):
 
 @checkpoint.test("matmul_backward", hint="Square matrices hide a missing transpose: the shapes "
                                          "fit, the values do not. grad_a = grad @ b.T.",
-                 hint_for=("missing transpose",))
+                 hint_for=("grad_a without the transpose of b",))
 def matmul_backward_square_needs_transpose(matmul_backward):
     a, b = _a([1, 2], [3, 4]), _a([1, 2], [0, 1])
     _expect_pair(matmul_backward, a, b, np.eye(2), [[1, 0], [2, 1]], [[1, 3], [2, 4]])

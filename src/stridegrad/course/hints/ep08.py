@@ -23,7 +23,7 @@ HINTS = {
         "In full:\n\n"
         "    axes = all axes if axis is None else the normalised axis or axes\n"
         "    if not keepdims: grad = grad.reshape([1 if i in axes else n for i, n in enumerate(shape)])\n"
-        "    return np.broadcast_to(grad, shape).copy()",
+        "    return np.broadcast_to(grad, shape)   # a read-only view is fine",
     ],
     "max_backward": [
         "Only the elements that are the maximum of their slice moved the output. What "

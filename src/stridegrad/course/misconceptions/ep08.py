@@ -132,12 +132,19 @@ def max_backward(x, grad, axis=None, keepdims=False):
 """),
     ],
     "matmul_backward": [
-        Misconception("missing transpose",
-          "multiplies by b and a instead of b.T and a.T: the gradients have the wrong shapes "
-          "(or values, when square)",
+        Misconception("grad_a without the transpose of b",
+          "computes grad_a as grad @ b instead of grad @ b.T: the shapes clash unless b is "
+          "square, and then the values are wrong without any error",
           """
 def matmul_backward(a, b, grad):
-    return grad @ b, a @ grad
+    return grad @ b, a.T @ grad
+"""),
+        Misconception("grad_b without the transpose of a",
+          "computes grad_b as a @ grad instead of a.T @ grad: the shapes clash unless a is "
+          "square, and then the values are wrong without any error",
+          """
+def matmul_backward(a, b, grad):
+    return grad @ b.T, a @ grad
 """),
         Misconception("grad_b as grad.T @ a (transposed)",
           "computes grad_b as grad.T @ a: the transpose of the right answer",
