@@ -110,6 +110,9 @@ print(inspect.getsource(AccumulateGrad))
 #
 # One trap: `xy` requires grad too, since it has a `grad_fn`. Which question
 # must you ask first?
+#
+# Whichever the case, return a tuple of two. An edge that leads nowhere is
+# exactly `(None, 0)`: PyTorch prints it so in `next_functions` too.
 
 # %%
 #| exercise: stridegrad.course.designs.gradient_edge
@@ -213,7 +216,7 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 # inputs `[4.0, 3.0, 2.0]`, bias `0.5`, target `2.5`.
 #
 # In the picture, square boxes are `Var`s (blue: the leaves `w0`, `w1`, `w2`
-# and `b`; orange: the loss) and rounded boxes the backward nodes that made
+# and `b`; orange: `loss`) and rounded boxes the backward nodes that made
 # them. The arrows follow the forward computation, as in episode 06: from an
 # input to the node of the operation that used it. The edges
 # `next_functions` point the other way, from a node to its inputs' nodes,
@@ -229,6 +232,7 @@ for wi, xi in zip(w, [4.0, 3.0, 2.0]):
     p = var_add(p, var_mul(wi, Var(xi)))
 d = var_add(p, Var(-2.5))
 loss = var_mul(d, d)
+loss.label = "loss"
 run_backward(loss)
 print("prediction", p.data, " loss", loss.data)
 print("dL/db", bias.grad, " dL/dw", [wi.grad for wi in w])
@@ -374,8 +378,8 @@ print("\n".join(lines))  # one print: output arriving in pieces would not compar
 # Now time (build plus backward, best of 3) and peak memory (`tracemalloc`,
 # everything allocated while the graph is built and run). Timings vary from
 # machine to machine and run to run, so this cell's output is not compared
-# when the notebooks are tested (it is tagged `nbval-ignore-output`); the
-# conclusions below hold for the ratios, not the exact numbers.
+# when the course is tested; read the ratios below as ranges, not exact
+# numbers.
 
 # %% tags=["nbval-ignore-output"]
 #| calls-exercise
@@ -407,27 +411,32 @@ for name, t, m in rows:
     print(f"{name:20}  {t * 1e3:7.1f}  {t / base_t:6.2f}  {m / 1024:8.0f}  {m / base_m:8.2f}")
 
 # %% [markdown]
-# How to read it (ratios are against episode 06's `Value`). In our run on
-# CPython 3.11 the table said:
+# How to read it (ratios are against episode 06's `Value`). The memory
+# column comes out the same every run on one Python; the time columns move,
+# and on a busy machine a lot. In the runs we have seen (CPython 3.11 and
+# later):
 #
-# - **Memory.** Design B's peak was *lower*, about three quarters of A's,
-#   although B makes a handle and a node per operation. A's value carries a
+# - **Memory.** Design B's peak was *lower*, from three quarters to nine
+#   tenths of A's (0.75 to 0.9), although B makes a handle and a node per
+#   operation. A's value carries a
 #   closure, its cells and a `grad` for every node, for as long as the graph
 #   lives; B's node holds only what its backward needs (at most two floats)
 #   and a tuple of edges, and its interior
 #   gradients exist only briefly, in the engine's buffers. Where the state
 #   lives decides what must be kept.
-# - **Time.** The three teaching engines were within a factor of two of each
-#   other. The differences come mostly from how many Python objects and calls
+# - **Time.** The ratios vary widely from run to run. The three teaching
+#   engines stayed within a factor of about three of each other, usually
+#   less. The differences come mostly from how many Python objects and calls
 #   an operation makes (micrograd's operator builds its closure inline, ours
 #   calls `mul`, which calls `Value`), not from the design. The library's
-#   `sg.Value` was two to three times as fast: its closures capture plain
-#   numbers, so there are fewer objects to allocate and free.
+#   `sg.Value` was faster, from barely (1.1x) to about four times: its
+#   closures capture plain numbers, so there are fewer objects to allocate
+#   and free.
 # - **Cycles.** The capturing design's real cost does not show in one build:
 #   in a training loop its garbage piles up between collections, and every
 #   collection that reaches it has to walk it.
 #
-# So for scalars neither design wins by much. PyTorch chose B because of
+# So for scalars neither design wins clearly. PyTorch chose B because of
 # tensors: a handle and a node per operation cost nothing next to a
 # million-element tensor, so this table does not decide it. What decides it
 # is what a graph made of separate nodes and edges allows: several handles on

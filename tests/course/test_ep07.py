@@ -147,3 +147,36 @@ def test_lesson_07_meets_the_lesson_standard():
                     "#| check: all", "next_functions", "tracemalloc", "gc.disable"):
         assert heading in SOURCE
     assert 3 <= SOURCE.count("#| exercise:") - len(CP.stretch_exercises) <= 6
+
+
+def test_counting_none_edges_is_named_and_rows_use_the_node_names():
+    # the lone-node row's hint was about the root, while the mistake was None: 2 in the result
+    ns = define(dict(WRONG["count_dependencies"])["counts edges to None"])
+    result = run_checkpoint(CP, ns, exercise="count_dependencies")
+    failing = [r for r in result.rows if not r.passed]
+    assert [r.test for r in failing] == ["dependencies_of_a_lone_node", "none_edges_are_skipped"]
+    assert all("edges to None" in r.diagnosis for r in failing)
+    lone, skipped = failing
+    assert (lone.expected, lone.got) == ("{root: 0}", "{root: 0, None: 2}")
+    assert (skipped.expected, skipped.got) == ("{AddBackward: 0, x: 1}",
+                                               "{AddBackward: 0, None: 1, x: 1}")
+
+
+def test_run_backward_rows_read_plainly():
+    ns = define(dict(WRONG["run_backward"])["runs a node on every arriving gradient"])
+    row = run_checkpoint(CP, ns, exercise="run_backward").row(
+        "shared_node_waits_for_all_its_gradients")
+    assert row.call.startswith("the gradients n1.apply was called with")
+    assert row.status == "fail" and row.expected == "[1.75]"
+    # the first row says what it checks, not the engine's recipe
+    hint = next(t for t in CP.tests if t.name == "run_backward_of_x_times_y_plus_b").hint
+    assert "x.grad = y = -3" in hint and "{root.grad_fn: 1.0}" not in hint
+
+
+def test_lesson_07_text_matches_what_it_shows():
+    markdown = [c for c in SOURCE.split("\n# %%") if c.startswith(" [markdown]")]
+    prose = " ".join("\n".join(markdown).replace("\n#", "\n").split())
+    assert "exactly `(None, 0)`" in prose  # a constant's edge, before the exercise
+    assert "nbval" not in prose  # a course-internal detail
+    assert 'loss.label = "loss"' in SOURCE and "orange: `loss`" in prose
+    assert "about three quarters of A's" not in prose and "0.75 to 0.9" in prose

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import math
 
-from stridegrad.course.checks import Checkpoint, expect, fail
+from stridegrad.course.checks import CheckFailure, Checkpoint, _short, expect, fail
 from stridegrad.course.designs import (
     AccumulateGrad,
     AddBackward,
@@ -178,19 +178,28 @@ def var_mul_links_to_an_earlier_node(var_mul):
 
 # ------------------------------------------------------------------ count_dependencies
 
-def _names(counts, names):
-    try:
-        return {names.get(id(k), repr(k)): v for k, v in counts.items()}
-    except AttributeError:
-        return counts
+def _check_counts(call, got, want, names):
+    """``got`` ({node: count}) must be ``want`` ({name: count}); the row shows both with the
+    names the test gave the nodes (another node by its repr, None as None), so that they
+    read alike."""
+    def text(pairs):
+        pairs = list(pairs)
+        more = f", ... ({len(pairs)} entries)" if len(pairs) > 12 else ""
+        return "{" + ", ".join(f"{k}: {_short(v, 40)}" for k, v in pairs[:12]) + more + "}"
+    if not isinstance(got, dict):
+        raise CheckFailure(call, text(want.items()), _short(got))
+    named = [(names.get(id(k), _short(k, 80)), v) for k, v in got.items()]
+    if len(dict(named)) != len(got) or dict(named) != want:
+        raise CheckFailure(call, text(want.items()), text(named))
 
 
-@checkpoint.test("count_dependencies", hint="The root has no edge pointing at it: {root: 0}.")
+@checkpoint.test("count_dependencies", hint="The result has an entry for every node reached, the "
+                                            "root's 0 (no edge points at it); an edge to None "
+                                            "reaches no node.")
 def dependencies_of_a_lone_node(count_dependencies):
     root = AddBackward(((None, 0), (None, 0)))
-    got = count_dependencies(root)
-    if not isinstance(got, dict) or len(got) != 1 or got.get(root) != 0:
-        fail("count_dependencies(a node whose edges are all None)", {"root": 0}, got)
+    _check_counts("count_dependencies(root) for a root whose two edges are (None, 0)",
+                  count_dependencies(root), {"root": 0}, {id(root): "root"})
 
 
 @checkpoint.test("count_dependencies", hint="Count edges, not nodes: x * x has two edges to x's "
@@ -199,10 +208,8 @@ def dependencies_of_a_lone_node(count_dependencies):
 def two_edges_to_one_node_count_two(count_dependencies):
     ax = AccumulateGrad(_leaf(3.0, "x"))
     mul = MulBackward(((ax, 0), (ax, 0)), 3.0, 3.0)
-    got = count_dependencies(mul)
-    if not isinstance(got, dict) or got.get(mul) != 0 or got.get(ax) != 2 or len(got) != 2:
-        fail("count_dependencies(MulBackward of x * x)", {"MulBackward": 0, "x": 2},
-             _names(got, {id(mul): "MulBackward", id(ax): "x"}) if isinstance(got, dict) else got)
+    _check_counts("count_dependencies(MulBackward of x * x)", count_dependencies(mul),
+                  {"MulBackward": 0, "x": 2}, {id(mul): "MulBackward", id(ax): "x"})
 
 
 @checkpoint.test("count_dependencies", hint="Explore each node once (remember the ones you have "
@@ -213,23 +220,19 @@ def diamond(count_dependencies):
     n1 = MulBackward(((ax, 0), (ay, 0)), 1.0, 2.0)
     n2 = TanhBackward(((n1, 0),), 0.5)
     n3 = AddBackward(((n1, 0), (n2, 0)))
-    got = count_dependencies(n3)
     names = {id(n3): "n3", id(n2): "n2", id(n1): "n1", id(ax): "x", id(ay): "y"}
-    want = {"n3": 0, "n1": 2, "n2": 1, "x": 1, "y": 1}
-    if not isinstance(got, dict) or _names(got, names) != want:
-        fail("count_dependencies(n3) for n3 = n1 + tanh(n1), n1 = x * y", want,
-             _names(got, names) if isinstance(got, dict) else got)
+    _check_counts("count_dependencies(n3) for n3 = n1 + tanh(n1), n1 = x * y",
+                  count_dependencies(n3), {"n3": 0, "n1": 2, "n2": 1, "x": 1, "y": 1}, names)
 
 
 @checkpoint.test("count_dependencies", hint="Skip edges whose node is None (inputs that need no "
-                                            "gradient): None is not a node.")
+                                            "gradient): None is not a node.",
+                 hint_for=("counts edges to None",))
 def none_edges_are_skipped(count_dependencies):
     ax = AccumulateGrad(_leaf(1.0, "x"))
     add = AddBackward(((None, 0), (ax, 0)))
-    got = count_dependencies(add)
-    if not isinstance(got, dict) or None in got or got.get(ax) != 1 or len(got) != 2:
-        fail("count_dependencies(AddBackward with edges (None, x))", {"AddBackward": 0, "x": 1},
-             got)
+    _check_counts("count_dependencies(AddBackward with edges (None, x))", count_dependencies(add),
+                  {"AddBackward": 0, "x": 1}, {id(add): "AddBackward", id(ax): "x"})
 
 
 @checkpoint.test("count_dependencies", hint="Use a stack (a list) rather than recursion: a "
@@ -258,9 +261,9 @@ def _xyb():
     return x, y, b, xy, z
 
 
-@checkpoint.test("run_backward", hint="Start with {root.grad_fn: 1.0}; each node's apply gives "
-                                      "one gradient per next_functions entry; AccumulateGrad "
-                                      "writes the leaves' grad.")
+@checkpoint.test("run_backward", hint="After run_backward(z), each leaf's grad is dz/d(leaf): "
+                                      "for z = x*y + b that is x.grad = y = -3, y.grad = x = 2 "
+                                      "and b.grad = 1.")
 def run_backward_of_x_times_y_plus_b(run_backward):
     x, y, b, xy, z = _xyb()
     run_backward(z)
@@ -299,7 +302,8 @@ def shared_node_waits_for_all_its_gradients(run_backward):
     run_backward(Var(0.0, grad_fn=n3))
     # d/d(xy) = 1 + (1 - 0.25) = 1.75; x.grad = 1.75 * 3, y.grad = 1.75 * 2
     if len(calls) != 1 or not _close(calls[0], 1.75):
-        fail("gradients n1 = x*y was applied to (n3 = n1 + tanh(n1))", [1.75], calls)
+        fail("the gradients n1.apply was called with, for n3 = n1 + tanh(n1) and n1 = x * y",
+             [1.75], calls)
     if not (_close(x.grad, 5.25) and _close(y.grad, 3.5)):
         fail("(x.grad, y.grad)", (5.25, 3.5), (x.grad, y.grad))
 
@@ -366,9 +370,9 @@ def no_cycles_no_garbage(count_cycle_garbage):
         fail("count_cycle_garbage(lambda: [[k, k + 1] for k in range(200)])", 0, got)
 
 
-@checkpoint.test("count_cycle_garbage", hint="Drop what build() returns before you collect "
-                                             "(do not keep it in a variable): 50 pairs of lists "
-                                             "that hold each other are 100 objects.",
+@checkpoint.test("count_cycle_garbage", hint="Drop what build() returns (del it) before you "
+                                             "collect: 50 pairs of lists that hold each other "
+                                             "are 100 objects.",
                  hint_for=("keeps the result alive",))
 def counts_the_cycles_of_the_result(count_cycle_garbage):
     got = _with_gc(True, lambda: count_cycle_garbage(lambda: _pairs(50)))

@@ -63,9 +63,9 @@ HINTS = {
     "count_cycle_garbage": [
         "The gc module can switch the automatic collector off, run it by hand, and tells "
         "you how many unreachable objects a run found.",
-        "Switch it off, collect once to start clean, call build() without keeping its "
-        "result, and return what a second collect() returns. Turn the collector back on "
-        "only if it was on, even when build raises (try / finally).",
+        "Switch it off, collect once to start clean, call build() and drop its result "
+        "(del it, or never name it), and return what a second collect() returns. Turn the "
+        "collector back on only if it was on, even when build raises (try / finally).",
         "In full:\n\n"
         "    was_on = gc.isenabled()\n"
         "    gc.disable()\n"

@@ -181,6 +181,13 @@ def count_dependencies(root):
             stack.append(next_node)
     return counts
 """),
+        Misconception("counts edges to None",
+          "counts the edges to None too (it skips None only when it takes it off the stack): "
+          "None is no node, an input that needs no gradient, so it must not be in the counts "
+          "at all. Skip an edge whose node is None before counting it",
+          _DEPS.replace("            if next_node is None:\n                continue\n", "").replace(
+            "        node = stack.pop()\n",
+            "        node = stack.pop()\n        if node is None:\n            continue\n")),
         Misconception("leaves the root out",
           "leaves the root out of the counts: the engine cannot find its starting node",
           _DEPS.replace("counts = {root: 0}", "counts = {}").replace(
