@@ -416,7 +416,7 @@ def gradient_edge(var):
     gradient on through its history.
 
     Returns:
-        a tuple ``(node or None, input_nr)``.
+        a tuple ``(node, input_nr)``; ``(None, 0)`` exactly when no gradient is wanted.
     """
     if var.grad_fn is not None:
         return (var.grad_fn, var.output_nr)
