@@ -129,6 +129,8 @@ def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
 
 # %%
 #| calls-exercise
+b = sa.reshape(sa.arange(7, 13), (3, 2))  # made again here: later cells reuse the name b
+bt = b.T
 # expect [58, 64, 139, 154]: the (2, 2) product drawn above, flat
 print(matmul_2d([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), b.storage, b.shape, b.strides))
 # expect [251, 278, 278, 308]: b.T @ b is symmetric, and its first element is

@@ -202,6 +202,11 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 # local to the call: when a node has run, its buffer is dropped. Only leaves
 # end up with a `.grad`, through their `AccumulateGrad`.
 #
+# Why wait for every gradient before running a node? Running it once per
+# arriving gradient gives the right sums for our linear backward steps, but it
+# runs each node once per *path* to it: on a stack of diamonds that is 2, 4,
+# 8, ... times, exponential in the depth, where counting runs each node once.
+#
 # To keep it short, our `run_backward` refuses a root without a `grad_fn`.
 # PyTorch accepts `backward()` on a leaf that requires a gradient: it runs that
 # leaf's `AccumulateGrad` alone, so `x.backward()` sets `x.grad` to 1. It

@@ -479,8 +479,9 @@ except RuntimeError as err:
 # %% [markdown]
 # ## Stretch (optional) · `softmax_backward`
 #
-# Softmax turns a row of scores into probabilities; every output depends on
-# every input of its row, so its backward is not elementwise. Given the
+# Softmax turns a row of scores into probabilities,
+# `y_i = exp(x_i) / sum_k exp(x_k)`: every output depends on every input of
+# its row, so its backward is not elementwise. Given the
 # softmax's *output* `y` and the gradient of the loss with respect to `y`,
 # return the gradient with respect to the scores. Derive it yourself (the
 # chain rule over a whole row), then check it against your

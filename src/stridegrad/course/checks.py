@@ -872,11 +872,14 @@ def _row_diagnosis(known: list[tuple[Any, dict]], outcomes: dict, test: str) -> 
     once): the diagnosis of the one known mistake that fails ``test`` and whose every
     failure the learner shares exactly (the same value, the same error message), so
     that the learner makes that mistake and something else besides; "" when none or
-    several different ones do."""
+    several different ones do. A mistake that fails a single test does not count: one
+    shared row is too little evidence (no range check at all fails the past-the-end
+    row exactly as a range check with <= does)."""
     if outcomes[test][0]:
         return ""
     found = {m.diagnosis for m, theirs in known
              if not theirs.get(test, (True, ""))[0]
+             and sum(not o[0] for o in theirs.values()) >= 2  # one shared row is no evidence
              and all(outcomes.get(t) == o for t, o in theirs.items() if not o[0])}
     return found.pop() if len(found) == 1 else ""
 
@@ -950,12 +953,16 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
         for r in rows:
             if r.status not in _FAILED:
                 continue
-            if cause and (own is None or own.get(r.test, (True, ""))[0]):
+            if cause and (own is None or own.get(r.test, (True, ""))[0]
+                          or own.get(r.test) != _outcome(r)):
+                # passes with the reference, or fails otherwise: what the row shows
+                # comes (at least partly) from the other exercise
                 r.cause = cause
             elif match is not None:
                 r.diagnosis = match.diagnosis
             else:  # several mistakes at once: a row that only one known mistake explains
-                r.diagnosis = _row_diagnosis(known, outcomes, r.test)
+                guess = _row_diagnosis(known, outcomes, r.test)
+                r.diagnosis = f"probably {guess}" if guess else ""
             test = tests.get(r.test)
             if test is not None and test.hint_for and (match is not None or not any(
                     m.label in test.hint_for and _alike(m, theirs.get(r.test), outcomes[r.test])

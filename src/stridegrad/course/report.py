@@ -43,7 +43,7 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
     """Rows as shown: failing rows first (root causes, then knock-on failures, then
     passes), consecutive function-level verdicts of one exercise folded."""
     shown: list[dict] = []
-    explained: set[tuple[str, str]] = set()
+    explained: dict[tuple[str, str], str] = {}  # (exercise, diagnosis) -> first test
     for r in sorted(rows, key=_order):
         last = shown[-1] if shown else None
         status = "untried" if _untried(r) else r.status
@@ -58,10 +58,10 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
         cause = hint = ""
         if not r.passed and r.diagnosis:
             if (r.exercise, r.diagnosis) in explained:
-                cause = "the same mistake as above"
+                cause = f"the same mistake as in {explained[r.exercise, r.diagnosis]}"
             else:
                 cause = r.diagnosis
-                explained.add((r.exercise, r.diagnosis))
+                explained[r.exercise, r.diagnosis] = r.test
         elif not r.passed and r.cause:
             cause = (f"{r.exercise} calls {r.cause}, which fails its own tests: "
                      f"fix {r.cause} first")

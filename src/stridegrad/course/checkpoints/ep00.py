@@ -73,7 +73,12 @@ def unflattens_three_levels(unflatten):
     expect(unflatten, [0, 1, 2, 3, 4, 5], (2, 1, 3), returns=[[[0, 1, 2]], [[3, 4, 5]]])
     expect(unflatten, list(range(8)), (2, 2, 2),
            returns=[[[0, 1], [2, 3]], [[4, 5], [6, 7]]])
-    expect(unflatten, [], (0, 3), returns=[])  # no rows: nothing to divide into blocks
+
+
+@checkpoint.test("unflatten", hint="A shape with no rows, (0, 3), holds no numbers: [] gives "
+                                   "[], with no block size to divide by.", stretch=True)
+def a_shape_with_no_rows(unflatten):
+    expect(unflatten, [], (0, 3), returns=[])
 
 
 @checkpoint.test("unflatten", hint="A 1-D shape is one list of numbers, not a list of lists.",

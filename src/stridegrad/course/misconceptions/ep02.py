@@ -72,6 +72,15 @@ def permute_layout(shape, strides, axes):
         raise ValueError(axes)
     return tuple(shape[a] for a in axes), tuple(strides)
 """),
+        Misconception("returns lists, not tuples",
+          "returns the shape and the strides as lists: the numbers are right, but a layout is "
+          "a pair of tuples, like every shape and strides in these lessons (and NumPy's)",
+          """
+def permute_layout(shape, strides, axes):
+    if sorted(axes) != list(range(len(shape))):
+        raise ValueError(f"axes {axes} are not a permutation of the axes of shape {shape}")
+    return [shape[a] for a in axes], [strides[a] for a in axes]
+"""),
         Misconception("inverse permutation",
           "puts axis k where axes[k] says instead of taking axis axes[k]: the inverse "
           "permutation, right only when it is its own inverse (2-D, swaps)",

@@ -82,6 +82,12 @@ MISCONCEPTIONS = {
           "multiplies a row of a by a row of b, computing a @ b.T: the shapes and values of a @ "
           "b are wrong",
          _MATMUL_OK.replace("{B}", "b[j * b_strides[0] + p * b_strides[1]]")),
+        Misconception("columns outside, rows inside",
+          "loops over j outside and i inside: every dot product is right, but they come out "
+          "column by column, the storage of the transposed product instead of row-major",
+         _MATMUL_OK.replace("    for i in range(n):\n        for j in range(m):\n",
+                            "    for j in range(m):\n        for i in range(n):\n")
+                   .replace("{B}", "b[p * b_strides[0] + j * b_strides[1]]")),
         Misconception("no inner-size check",
           "never checks that a's columns match b's rows: mismatched matrices give numbers "
           "instead of a ValueError",

@@ -36,9 +36,9 @@ def add(a, b):
     return out
 """),
         Misconception("closure captures its output",
-          "its backward closure captures the output and writes the incoming gradient into it: "
-          "the output's gradient is overwritten, and the closure keeps the output alive in a "
-          "reference cycle",
+          "its backward closure captures the output and reads (or writes) out.grad instead "
+          "of taking the incoming gradient g as its argument: the closure keeps the output "
+          "alive in a reference cycle",
           _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data, (a, b), "+")
@@ -284,6 +284,20 @@ def backward(root):
     for node in order:
         node.grad = 0.0
     root.grad = 1.0
+    for node in reversed(order):
+        if node._backward is not None:
+            node._backward(node.grad)
+"""),
+        Misconception("seeds the root before the reset",
+          "sets root.grad = 1.0 before resetting the interior gradients, and the root is "
+          "interior too: the reset wipes the seed, so every gradient comes out 0",
+          _TOPO + """
+def backward(root):
+    order = topological_order(root)
+    root.grad = 1.0
+    for node in order:
+        if node._backward is not None:
+            node.grad = 0.0
     for node in reversed(order):
         if node._backward is not None:
             node._backward(node.grad)

@@ -102,6 +102,16 @@ def var_mul(a, b):
     node = MulBackward((gradient_edge(b), gradient_edge(a)), a.data, b.data)
     return Var(a.data * b.data, grad_fn=node)
 """),
+        Misconception("saves the Vars, not their numbers",
+          "gives MulBackward the Vars a and b instead of a.data and b.data: its apply then "
+          "multiplies a gradient by a Var (a TypeError), and the node keeps both Vars alive",
+          _EDGE + """
+def var_mul(a, b):
+    if not (a.requires_grad or b.requires_grad):
+        return Var(a.data * b.data)
+    node = MulBackward((gradient_edge(a), gradient_edge(b)), a, b)
+    return Var(a.data * b.data, grad_fn=node)
+"""),
         Misconception("always records a node",
           "creates a MulBackward even when neither input requires grad: a product of constants "
           "gets a grad_fn",
