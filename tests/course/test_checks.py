@@ -673,6 +673,7 @@ def test_a_row_shows_functions_by_name_and_big_arrays_summarised():
         return available
 
     assert _short(outer()) == "available" and _short(lambda v: v) == "a lambda"
+    assert _short(np) == "numpy" and _short(str) == "str"  # no file path, no <class ...>
     assert " at 0x" not in _short(object())
     call = _format_call("conv2d", (np.zeros((1, 3, 5, 5)), np.arange(6.0).reshape(2, 3)), {})
     assert call == ("conv2d(array of shape (1, 3, 5, 5), float64: [0., 0., 0., ..., 0., 0., 0.] "

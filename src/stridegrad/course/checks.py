@@ -120,6 +120,8 @@ def _readable_repr(value: Any, limit: int) -> str:
     """``repr(value)`` as a learner wants to read it in one row: a function by its
     name (no ``<function f.<locals>.g at 0x7f...>``), an array too long for ``limit``
     summarised with its shape, and no memory addresses."""
+    if inspect.ismodule(value):
+        return value.__name__  # not the path of the file it came from
     if (inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value)
             or inspect.isclass(value)):
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")

@@ -449,6 +449,7 @@ def run_graph(graph, inputs):
 
     An ``input`` op takes its value from ``inputs`` (a missing one is a
     ``KeyError``); every other op's value is ``evaluate(op, [values of its args])``.
+    ``inputs`` is left as it was: the intermediate values are kept elsewhere.
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nz = multiply(x, y)\\nreturn z")

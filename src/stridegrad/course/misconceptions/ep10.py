@@ -39,6 +39,28 @@ def namespace_of(*arrays):
         raise ValueError("no array")
     return xp
 """),
+        Misconception("compares devices with is",
+          "compares devices with `is not`: two arrays on the same device may hold two equal "
+          "but distinct device objects, so NumPy arrays on 'cpu' are refused as a mix; compare "
+          "devices with == (namespaces are modules, where is works)",
+          """
+def namespace_of(*arrays):
+    xp = device = None
+    for x in arrays:
+        if isinstance(x, (bool, int, float, complex)):
+            continue
+        if not hasattr(x, "__array_namespace__"):
+            raise TypeError(f"{type(x).__name__} is not an array")
+        if xp is None:
+            xp, device = x.__array_namespace__(), x.device
+        elif x.__array_namespace__() is not xp:
+            raise RuntimeError(f"{xp.__name__} and {x.__array_namespace__().__name__}")
+        elif x.device is not device:
+            raise RuntimeError(f"devices {device} and {x.device}")
+    if xp is None:
+        raise ValueError("no array")
+    return xp
+"""),
         Misconception("asks Python numbers for a namespace",
           "asks Python numbers for __array_namespace__: a call like namespace_of(x, 2.0) raises "
           "TypeError instead of ignoring the number",

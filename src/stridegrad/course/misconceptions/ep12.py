@@ -214,6 +214,12 @@ MISCONCEPTIONS = {
             "cross-correlation, so an asymmetric kernel gives the mirrored answer",
             _conv2d(weight="weight[:, :, ::-1, ::-1].reshape(oc, -1)")),
         Misconception(
+            "adds the bias along the last axis",
+            "adds bias to (OC, OH, OW) as it is: broadcasting lines it up with the last axis, "
+            "the width, so each column gets a channel's bias (or the shapes clash); give it "
+            "the shape (OC, 1, 1) first",
+            _conv2d(ret="out if bias is None else out + bias")),
+        Misconception(
             "forgets the bias",
             "never adds the bias: every output channel is off by its bias",
             _conv2d(ret="out")),
