@@ -301,9 +301,10 @@ print(f"loss after 60 steps: {losses[-1]:.4f} with zero_grad, {losses_bug[-1]:.4
 #
 # $$\log \mathrm{softmax}(z)_j = z_j - \log \sum_k e^{z_k} = (z_j - m) - \log \sum_k e^{z_k - m}$$
 #
-# for any `m`. Taking `m = max(z)` makes the largest exponent `e^0 = 1`, so
-# nothing overflows (and the sum is at least 1, so the log never sees 0).
-# Computed naively, a logit of 1000 gives `inf / inf`:
+# for any `m`. Taking each row's own max, `m = max(z)` over that row, makes
+# the row's largest exponent `e^0 = 1`, so nothing overflows (and the sum is at
+# least 1, so the log never sees 0). Computed naively, a logit of 1000 gives
+# `inf / inf`, which is `nan`:
 
 # %%
 z = np.array([1000.0, 0.0])

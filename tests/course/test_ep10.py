@@ -80,7 +80,7 @@ def test_every_exercise_has_wrong_implementations():
 
 
 def test_a_timer_without_sync_is_caught_by_name():
-    ns = define(WRONG_10["time_op"][0][1])
+    ns = define(dict(WRONG_10["time_op"])["no sync: times the launch"])
     row = run_checkpoint(CP, ns, exercise="time_op").row("waits_for_the_device")
     assert row.status == "fail" and row.expected == "0.011 s" and row.got == "0.001 s"
     # a known mistake: its diagnosis names it, no hint about another one
@@ -88,7 +88,7 @@ def test_a_timer_without_sync_is_caught_by_name():
 
 
 def test_mixed_devices_message_reaches_the_learner():
-    ns = define(WRONG_10["namespace_of"][1][1])  # compares namespaces only
+    ns = define(dict(WRONG_10["namespace_of"])["compares namespaces but not devices"])
     row = run_checkpoint(CP, ns, exercise="namespace_of").row("two_devices_raise")
     assert row.status == "fail" and row.expected == "raises RuntimeError"
 

@@ -251,10 +251,11 @@ def sum_an_empty_axis(sum_axis):
     expect(sum_axis, ([], (2, 0), (1, 1), 0), 1, returns=([0, 0], (2,)))
 
 
-@checkpoint.test("sum_axis", hint="An axis past the last dimension does not exist: raise "
-                                  "ValueError.")
+@checkpoint.test("sum_axis", hint="A 2-D view has axes 0 and 1 (or -2 and -1): 2 and -3 do not "
+                                  "exist; raise ValueError for both.")
 def rejects_a_missing_axis(sum_axis):
     expect(sum_axis, M, 2, raises=ValueError)
+    expect(sum_axis, M, -3, raises=ValueError)
 
 
 # ------------------------------------------------------------------ reduce_axis

@@ -66,7 +66,8 @@ def broadcast_operand(matmul_2d):
 @checkpoint.test("matmul_2d", hint="The inner sizes must match (3 != 2): raise ValueError "
                                    "naming both shapes.")
 def inner_sizes_must_match(matmul_2d):
-    expect(matmul_2d, A, (2, 3), (3, 1), A, (2, 3), (3, 1), raises=ValueError)
+    expect(matmul_2d, A, (2, 3), (3, 1), A, (2, 3), (3, 1), raises=ValueError,
+           naming=((2, 3),))
 
 
 @checkpoint.test("matmul_2d", hint="With k = 0 every dot product is an empty sum: 0.")
@@ -126,13 +127,14 @@ def transposed_matrices_in_b(batched_matmul):
                                         "both shapes, even though the inner sizes agree.")
 def batch_sizes_must_match(batched_matmul):
     expect(batched_matmul, [0] * 8, (2, 2, 2), (4, 2, 1), [0] * 12, (3, 2, 2), (4, 2, 1),
-           raises=ValueError)
+           raises=ValueError, naming=((2, 2, 2), (3, 2, 2)))
 
 
-@checkpoint.test("batched_matmul", hint="Inner sizes 3 and 2 differ: raise ValueError.")
+@checkpoint.test("batched_matmul", hint="Inner sizes 3 and 2 differ: raise ValueError "
+                                        "naming both shapes.")
 def inner_sizes_must_match_in_a_batch(batched_matmul):
     expect(batched_matmul, [0] * 6, (1, 2, 3), (6, 3, 1), [0] * 4, (1, 2, 2), (4, 2, 1),
-           raises=ValueError)
+           raises=ValueError, naming=((1, 2, 3), (1, 2, 2)))
 
 
 @checkpoint.test("batched_matmul", hint="A batch of 0 matrices gives no numbers: [].")

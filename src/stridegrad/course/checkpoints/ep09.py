@@ -209,6 +209,17 @@ def log_softmax_rows_are_independent(log_softmax):
           atol=1e-4)
 
 
+@checkpoint.test("log_softmax", hint="Shift each row by its OWN max: shifted by 1000, the row "
+                                     "[0, -1] underflows to exp = 0 and its log to inf. Both "
+                                     "rows give -0.3133, -1.3133.",
+                 hint_for=("shifts by the max of the whole batch",))
+def log_softmax_each_row_its_own_shift(log_softmax):
+    out = _call("log_softmax([[1000, 999], [0, -1]])", log_softmax,
+                _t([[1000.0, 999.0], [0.0, -1.0]]))
+    _same("log_softmax([[1000, 999], [0, -1]])", out,
+          [[-0.31326169, -1.31326169], [-0.31326169, -1.31326169]], atol=1e-3)
+
+
 @checkpoint.test("log_softmax", hint="Equal logits in a row of 3 give -log(3) = -1.0986 for "
                                      "every entry, whatever the common value.")
 def log_softmax_uniform_rows(log_softmax):
@@ -443,6 +454,18 @@ def adam_second_step(adam_step):
              "exp_avg_sq": np.array([0.00025, 0.016])}
     call, p = _adam(adam_step, [0.9, -1.9], [0.5, 4.0], state, lr=0.1)
     _same(call, p, [0.8, -1.9052632], atol=1e-6)
+
+
+@checkpoint.test("adam_step", hint="state keeps the running averages m and v themselves, not "
+                                   "m_hat and v_hat: after one step from {} with grad 0.5, "
+                                   "exp_avg is 0.05 and exp_avg_sq 0.00025.",
+                 hint_for=("stores the bias-corrected moments",))
+def adam_state_holds_the_averages(adam_step):
+    state = {}
+    _adam(adam_step, [1.0], [0.5], state, lr=0.1)
+    for key, want in (("exp_avg", [0.05]), ("exp_avg_sq", [0.00025])):
+        _same(f"state[{key!r}] after adam_step([1.0], [0.5], {{}}, lr=0.1)", state.get(key),
+              want, atol=1e-9)
 
 
 @checkpoint.test("adam_step", hint="state['step'] counts the calls: 1 after the first, 2 "

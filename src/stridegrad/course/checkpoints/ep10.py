@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 import stridegrad.array as sa
-from stridegrad.course.checks import CheckFailure, Checkpoint, _short, expect, fail, raised
+from stridegrad.course.checks import (VALUE_LIMIT, CheckFailure, Checkpoint, _cut_between_items,
+                                     _short, expect, fail, raised)
 
 try:  # a dev dependency; the checkpoint works without it
     import array_api_strict as _strict
@@ -113,7 +114,7 @@ def _strict_xp() -> ModuleType:
     return _strict if _strict is not None else sa
 
 
-def _show(value: Any, limit: int = 70) -> str:
+def _show(value: Any, limit: int = VALUE_LIMIT) -> str:
     try:
         if hasattr(value, "__array_namespace__") and not isinstance(value, np.ndarray):
             text = f"{np.round(np.asarray(value, dtype=float), 6).tolist()} " \
@@ -124,8 +125,7 @@ def _show(value: Any, limit: int = 70) -> str:
             text = repr(value)
     except Exception:  # noqa: BLE001 - a learner's result may fail in any way
         text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _cut_between_items(" ".join(text.split()), limit)
 
 
 def _call(call: str, fn, *args, **kwargs):
@@ -170,7 +170,9 @@ def _same_array(call: str, got: Any, xp: ModuleType, expected: list, dtype_name:
     if values.shape != want.shape:
         raise CheckFailure(call, f"shape {want.shape}", f"shape {values.shape}")
     if not np.allclose(values, want, rtol=1e-5, atol=1e-6):
-        raise CheckFailure(call, _show(want), _show(values))
+        # each side named by its own namespace: a right namespace with wrong values says so
+        expected_text = f"{np.round(want, 6).tolist()} ({xp.__name__} array)"
+        raise CheckFailure(call, expected_text, _show(got))
     if str(got.dtype).rsplit(".", 1)[-1] != dtype_name:
         raise CheckFailure(call, f"dtype {dtype_name}", f"dtype {got.dtype}")
 

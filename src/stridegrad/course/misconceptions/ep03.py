@@ -219,6 +219,12 @@ def map_binary(fn, x, y):
 """),
     ],
     "sum_axis": [
+        Misconception("checks only the upper bound of axis",
+          "raises for an axis past the last but lets one below -ndim through: axis % ndim then "
+          "wraps it round, so sum_axis(m, -3) on a 2-D view sums some other axis instead of "
+          "raising ValueError",
+          _reduce().replace("if not -len(shape) <= axis < len(shape):",
+                            "if axis >= len(shape):")),
         Misconception("sums over the wrong axis",
           "sums over the other axis (axis counted from the wrong end): the result has the shape "
           "of the wrong reduction",
@@ -285,6 +291,12 @@ def sum_axis(x, axis, keepdims=False):
           "whole list: mean and anything not associative come out wrong",
           _reduce("reduce_axis", head="import functools\n",
                   combine="functools.reduce(lambda a, b: fn([a, b]), [{VALUES}])")),
+        Misconception("functools.reduce(fn, values)",
+          "calls fn with two arguments at a time (functools.reduce(fn, values)): fn takes ONE "
+          "list, so sum(a, b) raises and a mean cannot see how many values there are; call "
+          "fn once per output with the whole list",
+          _reduce("reduce_axis", head="import functools\n",
+                  combine="functools.reduce(fn, [{VALUES}])")),
         Misconception("reduces the wrong axis",
           "reduces over the other axis: the result has the shape of the wrong reduction",
           _reduce("reduce_axis", combine="fn([{VALUES}])",

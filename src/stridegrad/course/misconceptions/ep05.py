@@ -111,6 +111,16 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
 """),
     ],
     "batched_matmul": [
+        Misconception("matrix strides taken from the wrong end",
+          "starts matrix t at its batch stride but then reads inside it with strides[0] and "
+          "strides[1], the batch stride and the row stride, instead of strides[1] and "
+          "strides[2]: a row and a column of matrix t are the last two axes",
+          _batched().replace("row = t * a_strides[0] + i * a_strides[1]",
+                             "row = t * a_strides[0] + i * a_strides[0]")
+                    .replace("a[row + p * a_strides[2]]", "a[row + p * a_strides[1]]")
+                    .replace("col = t * b_strides[0] + j * b_strides[2]",
+                             "col = t * b_strides[0] + j * b_strides[1]")
+                    .replace("b[col + p * b_strides[1]]", "b[col + p * b_strides[0]]")),
         Misconception("ignores b's batch stride (assumes contiguous b)",
           "steps to the next matrix of b by k * m instead of b's batch stride: a b that repeats "
           "one matrix (stride 0) or is strided gives wrong batches",
@@ -171,6 +181,10 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
           "uses y - prediction as the residual: both gradients have the wrong sign, so a step "
           "would climb the loss",
           _grads(residual="y - (w * x + b)")),
+        Misconception("dL/dw without the x",
+          "leaves the factor x_i out of dL/dw: d(r_i)/dw is x_i, so dL/dw = (2/N) sum r_i x_i, "
+          "not (2/N) sum r_i, which is dL/db",
+          _grads(dw="2 * sum(r) / n")),
         Misconception("forgets the factor 2",
           "forgets the 2 from the derivative of r**2: both gradients are half their size",
           _grads(dw="sum(ri * x for ri, x in zip(r, xs)) / n",

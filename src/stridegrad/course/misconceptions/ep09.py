@@ -111,6 +111,15 @@ MISCONCEPTIONS = {
 def log_softmax(x):
     return x - x.exp().sum(axis=-1, keepdims=True).log()
 """),
+        Misconception("shifts by the max of the whole batch",
+          "subtracts the largest logit of the whole batch instead of each row's own: a row far "
+          "below the largest one underflows, exp gives 0 for all of it and its log-probabilities "
+          "come out inf",
+          """
+def log_softmax(x):
+    s = x - x.max()
+    return s - s.exp().sum(axis=-1, keepdims=True).log()
+"""),
         Misconception("shifts by the max without keepdims",
           "subtracts x.max(axis=-1) without keepdims: the (N,) maxima broadcast along the "
           "last axis, so row i is shifted by the max of row j (or the shapes clash); with "
@@ -230,6 +239,20 @@ def nll_loss(logp, targets):
           _sgd(step="param -= lr * g\n    return param")),
     ],
     "adam_step": [
+        Misconception("stores the bias-corrected moments",
+          "keeps m_hat and v_hat in state instead of m and v: the next step corrects them "
+          "again, so every step after the first has the wrong size",
+          """
+import numpy as np
+def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+    b1, b2 = betas
+    t = state.get("step", 0) + 1
+    m = b1 * state.get("exp_avg", 0.0) + (1 - b1) * grad
+    v = b2 * state.get("exp_avg_sq", 0.0) + (1 - b2) * grad * grad
+    m_hat, v_hat = m / (1 - b1 ** t), v / (1 - b2 ** t)
+    state["step"], state["exp_avg"], state["exp_avg_sq"] = t, m_hat, v_hat
+    return param - lr * m_hat / (np.sqrt(v_hat) + eps)
+"""),
         Misconception("no bias correction",
           "skips the bias corrections 1 - beta**t: m and v both start near 0, but not "
           "equally, so early steps have the wrong size; with the default betas the first "

@@ -298,6 +298,24 @@ def to_host(x):
 """),
     ],
     "time_op": [
+        Misconception("returns the mean",
+          "returns the mean of the timed runs instead of the smallest: other programs only "
+          "ever add time, so the fastest run is the least disturbed one",
+          """
+import time
+def time_op(fn, sync, repeat=3, clock=time.perf_counter):
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        start = clock()
+        fn()
+        sync()
+        times.append(clock() - start)
+    return sum(times) / len(times)
+"""),
         Misconception("no sync: times the launch",
           "reads the clock without synchronizing: on an asynchronous device it times the "
           "launch, not the work",

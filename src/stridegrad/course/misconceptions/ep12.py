@@ -240,6 +240,12 @@ MISCONCEPTIONS = {
     ],
     "col2im": [
         Misconception(
+            "reads cols in window order",
+            "reshapes cols as (C, OH, OW, kh, kw), the window view's order, but cols' rows are "
+            "(c, i, j) and its columns the windows: reshape as (C, kh, kw, OH, OW)",
+            _col2im().replace("blocks = cols.reshape(c, kh, kw, oh, ow)",
+                              "blocks = cols.reshape(c, oh, ow, kh, kw).transpose(0, 3, 4, 1, 2)")),
+        Misconception(
             "assigns instead of adding",
             "assigns each window's values with = instead of adding with +=: where windows "
             "overlap only the last one is kept",
