@@ -176,6 +176,58 @@ print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 
 # `[i, j, k]`?
 
 # %% [markdown]
+# ## Exercise 2 · `shape_of`: what flattening forgets
+#
+# `flatten` throws the nesting away: `[[1, 2, 3], [4, 5, 6]]` and
+# `[[1, 2], [3, 4], [5, 6]]` flatten to the same six numbers. What tells the
+# two apart is the **shape**, the size of each level from the outside in:
+# `(2, 3)` and `(3, 2)`. A flat block of numbers plus a shape is exactly what
+# episode 01 calls an array.
+#
+# Write `shape_of(data)`. Before you do, settle two questions with the
+# examples in the docstring: what is the shape of a single number, and of an
+# empty list? And not every nested list *has* a shape: in `[[1, 2], [3]]` the
+# rows disagree. NumPy refuses such a "ragged" list (`np.array([[1, 2], [3]])`
+# is a `ValueError`); so do we, with a message that says which sizes clash.
+
+# %%
+#| exercise: shape_of
+#| hint: the shape of a list is its length, then the shape every item shares
+def shape_of(data):
+    """The shape of a nested list: the size of each level, outermost first.
+
+    A number (anything that is not a list or a tuple) has the shape ``()``.
+    Returns a tuple of ints.
+
+    Raises:
+        ValueError: naming the two sizes (or shapes) that clash, if the items of
+            one list do not all have the same shape.
+
+    Example:
+        >>> shape_of([[1, 2, 3], [4, 5, 6]])
+        (2, 3)
+        >>> shape_of(7), shape_of([]), shape_of([[], []])
+        ((), (0,), (2, 0))
+    """
+    ### BEGIN SOLUTION
+    if not isinstance(data, (list, tuple)):
+        return ()
+    shapes = [shape_of(item) for item in data]
+    for other in shapes[1:]:
+        if other != shapes[0]:
+            raise ValueError(f"ragged nested list: items of shapes {shapes[0]} and {other}")
+    return (len(data),) + (shapes[0] if shapes else ())
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+# expect ((2, 3), (3, 2), ()): same numbers, two shapes, and a lone number
+shape_of([[1, 2, 3], [4, 5, 6]]), shape_of([[1, 2], [3, 4], [5, 6]]), shape_of(5)
+
+# %%
+#| check: shape_of
+
+# %% [markdown]
 # ## One `Tensor`, three backends
 #
 # Everything you build sits on one idea: a `Tensor` asks an **array

@@ -134,6 +134,22 @@ print("never")
 #| check: flatten
 
 # %%
+#| exercise: shape_of
+def shape_of(data):
+    """Shape."""
+    ### BEGIN SOLUTION
+    if not isinstance(data, list):
+        return ()
+    shapes = [shape_of(item) for item in data]
+    if any(s != shapes[0] for s in shapes):
+        raise ValueError(f"ragged: {shapes[0]} and {[s for s in shapes if s != shapes[0]][0]}")
+    return (len(data),) + (shapes[0] if shapes else ())
+    ### END SOLUTION
+
+# %%
+#| check: shape_of
+
+# %%
 #| check: all
 '''
 
@@ -150,9 +166,9 @@ def test_build_lesson_structure(tmp_path):
     lesson = tiny_root(tmp_path)
     built = build_lesson(lesson, execute=False)
     student, solution = built.student, built.solution
-    assert [c.id for c in student.cells] == [f"ep00-{k:03d}" for k in range(6)]
+    assert [c.id for c in student.cells] == [f"ep00-{k:03d}" for k in range(8)]
     assert [c.id for c in solution.cells] == [c.id for c in student.cells]
-    setup, ex, call, check1, check_all = student.cells[1:]
+    setup, ex, call, check1, _, _, check_all = student.cells[1:]
     # the link placeholder and the dropped "requires" cells
     assert links.binder_url() in student.cells[0].source
     assert all("never" not in c.source for c in student.cells)

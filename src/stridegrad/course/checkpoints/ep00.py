@@ -1,4 +1,4 @@
-"""Checkpoint 00 (welcome): the warm-up exercise, ``flatten``."""
+"""Checkpoint 00 (welcome): the warm-up exercises, ``flatten`` and ``shape_of``."""
 
 from __future__ import annotations
 
@@ -51,6 +51,48 @@ def leaves_the_input_alone(flatten):
                  hint_for=("returns a flat input itself",))
 def returns_a_new_list(flatten):
     expect(flatten, [5, 6], returns=[5, 6], unchanged=True)
+
+
+# ------------------------------------------------------------------ shape_of
+
+@checkpoint.test("shape_of", hint="Two rows of three numbers: the outer list has 2 items, each "
+                                  "of which has 3.")
+def shape_of_a_matrix(shape_of):
+    expect(shape_of, [[1, 2, 3], [4, 5, 6]], returns=(2, 3))
+    expect(shape_of, [[1, 2], [3, 4], [5, 6]], returns=(3, 2))
+
+
+@checkpoint.test("shape_of", hint="A number has no levels at all: its shape is the empty "
+                                  "tuple ().")
+def a_number_has_shape_empty(shape_of):
+    expect(shape_of, 7, returns=())
+    expect(shape_of, 2.5, returns=())
+
+
+@checkpoint.test("shape_of", hint="Every level counts, to any depth: 3 items, each of 2 items, "
+                                  "each of 1 number.")
+def three_levels(shape_of):
+    expect(shape_of, [[[1], [2]], [[3], [4]], [[5], [6]]], returns=(3, 2, 1))
+
+
+@checkpoint.test("shape_of", hint="An empty list has one level of size 0: (0,). Two empty "
+                                  "rows are (2, 0).")
+def empty_lists(shape_of):
+    expect(shape_of, [], returns=(0,))
+    expect(shape_of, [[], []], returns=(2, 0))
+
+
+@checkpoint.test("shape_of", hint="Rows of 2 and of 1 numbers have no common shape: raise "
+                                  "ValueError naming both sizes, as NumPy does.")
+def rejects_ragged_rows(shape_of):
+    expect(shape_of, [[1, 2], [3]], raises=ValueError, naming=((2,), (1,)))
+    expect(shape_of, [[1], [2, 3, 4]], raises=ValueError, naming=((1,), (3,)))
+
+
+@checkpoint.test("shape_of", hint="A number beside a list is ragged too: [[1, 2], 3] mixes an "
+                                  "item of shape (2,) with one of shape ().")
+def rejects_a_number_beside_a_list(shape_of):
+    expect(shape_of, [[1, 2], 3], raises=ValueError)
 
 
 # ------------------------------------------------------------------ stretch: unflatten

@@ -14,6 +14,18 @@ HINTS = {
         "    return [data]\n\n"
         "Build a new list: never pop from or extend the lists you were given.",
     ],
+    "shape_of": [
+        "Say what the shape of a list is in words: its own length, and then what? Which "
+        "function already knows the shape of each item?",
+        "Recursion again: a number's shape is (). A list's shape is (len(list),) followed by "
+        "the shape its items share; work out every item's shape and compare them (ragged: "
+        "ValueError naming the two). An empty list has nothing to share: (0,).",
+        "In full:\n\n"
+        "    if data is not a list or tuple: return ()\n"
+        "    shapes = [shape_of(item) for item in data]\n"
+        "    if two of them differ: raise ValueError naming both\n"
+        "    return (len(data),) + (shapes[0] if shapes else ())",
+    ],
     "unflatten": [
         "The first size of the shape says how many items the outer list has; what is each "
         "item, and which part of the flat list does it take?",

@@ -1,4 +1,4 @@
-"""Known mistakes in checkpoint 00's exercise (welcome): ``flatten``."""
+"""Known mistakes in checkpoint 00's exercises (welcome): ``flatten``, ``shape_of``."""
 
 from stridegrad.course.misconceptions import Misconception
 
@@ -108,6 +108,47 @@ def flatten(data):
     ],
 }
 
+
+
+# ------------------------------------------------------------------ shape_of
+
+_SHAPE_OF = """
+def shape_of(data):
+    if not isinstance(data, (list, tuple)):
+        return {NUMBER}
+    shapes = [shape_of(item) for item in data]
+    {CHECK}
+    return {RESULT}
+"""
+_RAGGED_CHECK = ("for other in shapes[1:]:\n"
+                 "        if other != shapes[0]:\n"
+                 "            raise ValueError(f'items of shapes {shapes[0]} and {other}')")
+
+
+def _shape_of(number="()", check=_RAGGED_CHECK,
+              result="(len(data),) + (shapes[0] if shapes else ())"):
+    return (_SHAPE_OF.replace("{NUMBER}", number).replace("{CHECK}", check)
+            .replace("{RESULT}", result))
+
+
+MISCONCEPTIONS["shape_of"] = [
+    Misconception("looks at the first item only",
+      "takes the shape of the first item at every level and never compares the others: a "
+      "ragged list such as [[1, 2], [3]] gets a shape, (2, 2), instead of a ValueError",
+      _shape_of(check="pass")),
+    Misconception("returns a list",
+      "builds the shape as a list: the sizes are right, but a shape is a tuple, as NumPy's "
+      "a.shape is",
+      _shape_of(result="[len(data)] + (list(shapes[0]) if shapes else [])")),
+    Misconception("a number has shape (1,)",
+      "gives a lone number the shape (1,): a number has no levels at all, so its shape is "
+      "the empty tuple (), as NumPy's np.array(7).shape",
+      _shape_of(number="(1,)")),
+    Misconception("an empty list has shape ()",
+      "gives an empty list the shape (): it is one level with no items, (0,), as "
+      "np.array([]).shape",
+      _shape_of(result="((len(data),) + shapes[0]) if shapes else ()")),
+]
 
 # ------------------------------------------------------------------ stretch: unflatten
 
