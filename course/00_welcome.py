@@ -56,9 +56,10 @@ for epoch in range(5):
 # A lesson is a notebook like this one: short explanations, code cells you
 # run with **Shift + Enter**, pictures, and a few **exercises**. An exercise
 # is one small function. Its signature and docstring are written for you; its
-# body is a single line,
+# body is a placeholder,
 #
 # ```python
+# # YOUR CODE HERE
 # raise NotImplementedError("a hint")
 # ```
 #
@@ -80,7 +81,7 @@ for epoch in range(5):
 # `check()` says so.
 
 # %% [markdown]
-# ## Warm-up · `flatten`
+# ## Exercise 1 · `flatten`
 #
 # Nested lists are how we write arrays by hand, `[[1, 2, 3], [4, 5, 6]]`,
 # but memory is flat. Write `flatten(data)`, which lists the numbers of a
@@ -377,7 +378,7 @@ def unflatten(flat, shape):
 # | `sg.no_grad()`, `loss.backward()` | — | `torch.no_grad()`, `loss.backward()` |
 #
 # NumPy's `asarray` flattens a nested list much as your `flatten` does, and it
-# also checks that the list is rectangular (going-further question 1):
+# also checks that the list is rectangular, as your `shape_of` does:
 
 # %%
 import numpy as np
@@ -391,9 +392,10 @@ except ValueError as err:
 # %% [markdown]
 # ## Going further
 #
-# 1. Make `flatten` refuse ragged input such as `[[1, 2], [3]]` with a
-#    `ValueError` that names the two lengths: an array must be rectangular.
-# 2. Write `shape_of(data)`, the shape of a nested list (`[[1, 2, 3], [4, 5, 6]]`
-#    has shape `(2, 3)`, a single number has shape `()`). Together with
-#    `flatten`, that is all it takes to store any nested list as flat storage
-#    plus a shape, which is where episode 01 begins.
+# 1. **One pass instead of two.** `flatten` and `shape_of` each walk the whole
+#    nested list. Write `to_storage(data)` that returns `(flat, shape)` in a
+#    single walk, refusing ragged input as `shape_of` does. Which of the two
+#    functions' recursions does it look like?
+# 2. **Tuples too.** Both docstrings speak of nested lists. Should
+#    `flatten([(1, 2), (3, 4)])` give `[1, 2, 3, 4]`? What do `np.array` and
+#    `torch.tensor` do with tuples, and with a string?
