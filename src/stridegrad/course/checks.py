@@ -925,9 +925,10 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
     misconceptions, every failing row gets that misconception's ``diagnosis``; when
     they match none as a whole (two mistakes at once), a failing row gets the
     diagnosis of the one known mistake that fails it and whose every failure the
-    learner shares exactly (the same value, the same error message). When the function calls another exercise's function that fails
-    its own tests, a row that passes with the reference version of that function
-    swapped in gets that exercise as its ``cause``. A hint written for
+    learner shares exactly (the same value, the same error message). When the
+    function calls another exercise's function that fails its own tests, a row that
+    passes with the reference version of that function swapped in gets that
+    exercise as its ``cause``. A hint written for
     particular mistakes (``hint_for``) stays only on a row whose failure looks like
     one of them. With neither a diagnosis nor a cause, the first failing row of the
     exercise adds level 1 of the exercise's hints (``stridegrad.course.hints``, a
@@ -975,7 +976,7 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                 r.hint = ""
         first = next((r for r in rows if r.status in _FAILED and not r.hidden and not r.cause
                       and not r.diagnosis), None)
-        if first is not None and match is None and not first.cause and not (
+        if first is not None and match is None and not (
                 tests.get(first.test) and tests[first.test].hint_for and first.hint):
             level_one = nudge(checkpoint.episode, ex)
             if level_one and first.hint:  # the row's own hint is about this test: keep it
