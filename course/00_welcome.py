@@ -11,8 +11,11 @@
 # **By the end of this notebook you can**
 #
 # - say what you are going to build, and where each array backend fits;
-# - work through a lesson: read, fill in an exercise (the warm-up `flatten`),
-#   run `check()` and read its table;
+# - work through a lesson: read, fill in an exercise, run `check()` and read
+#   its table, ask `hint()` for help;
+# - say what an array is made of (numbers in one flat block, a shape, a dtype)
+#   and compute all three from a nested list (`flatten`, `shape_of`,
+#   `dtype_of`);
 # - run the course on your machine, on Binder or on Colab;
 # - as an instructor, hand out the lessons and grade a folder of submissions.
 
@@ -172,9 +175,9 @@ print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 
 # means following 1,000 pointers to 1,000 places. Every fast array library
 # (NumPy, PyTorch, BLAS, a GPU) keeps the numbers themselves side by side in
 # one flat block of 8-byte slots instead, and that is what `flatten` gives
-# you. Episode 01 starts from that flat block and asks the question this
-# course grows from: if the numbers are in one row, where is element
-# `[i, j, k]`?
+# you. A flat block forgets two things the nested list knew, though: how the
+# numbers were grouped, and what kind of number each one is. The next two
+# exercises put both back.
 
 # %% [markdown]
 # ## Exercise 2 · `shape_of`: what flattening forgets
@@ -227,6 +230,91 @@ shape_of([[1, 2, 3], [4, 5, 6]]), shape_of([[1, 2], [3, 4], [5, 6]]), shape_of(5
 
 # %%
 #| check: shape_of
+
+# %% [markdown]
+# ## Exercise 3 · `dtype_of`: one type for every slot
+#
+# A block of 8-byte slots holds bytes, not numbers: the same eight bytes mean
+# one thing read as a float and another read as an integer. Here is the float
+# `1.0` as it sits in memory, then the same bytes read as an integer:
+
+# %%
+import struct
+
+eight_bytes = struct.pack("<d", 1.0)  # "<d": a little-endian 8-byte float
+print(eight_bytes.hex(" "))
+print(struct.unpack("<q", eight_bytes)[0])  # "<q": the same bytes as an 8-byte integer
+
+# %% [markdown]
+# So an array keeps one more thing beside its numbers and its shape: a
+# **dtype**, the one type that every slot holds and that says how to read
+# its bytes. NumPy picks it from the numbers you give it: the one type that
+# can hold them all. `np.array([1, 2, 3])` is `int64`; `np.array([1, 2.5])`
+# is `float64` (the 1 is stored as 1.0); `np.array([True, False])` is `bool`;
+# `np.array([True, 2])` is `int64` (True is stored as 1).
+#
+# Write `dtype_of(flat)`, which names the dtype NumPy would pick for a flat
+# list of Python numbers. Before you start, run `isinstance(True, int)` in a
+# cell of your own: the answer is a trap this exercise sets.
+
+# %%
+#| exercise: dtype_of
+#| hint: bool, int, float: which of them can hold the other two?
+def dtype_of(flat):
+    """The name of the dtype NumPy gives an array of these numbers: ``"bool"``,
+    ``"int64"`` or ``"float64"``.
+
+    The elements are Python bools, ints and floats, and the dtype is the one type
+    that holds them all: bools alone give ``"bool"``; bools and ints give
+    ``"int64"``; any float makes it ``"float64"``. An empty list gives NumPy's
+    default, ``"float64"``.
+
+    Raises:
+        TypeError: naming the element and its type, for anything else in the list
+            (a string, None, a complex number).
+
+    Example:
+        >>> dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False])
+        ('int64', 'float64', 'bool')
+    """
+    ### BEGIN SOLUTION
+    rank = {bool: 0, int: 1, float: 2}
+    for v in flat:
+        if type(v) not in rank:
+            raise TypeError(f"dtype_of: {v!r} (of type {type(v).__name__}) is not a bool, "
+                            f"an int or a float")
+    return ("bool", "int64", "float64")[max((rank[type(v)] for v in flat), default=2)]
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+# expect ('int64', 'float64', 'bool', 'int64')
+dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False]), dtype_of([True, 2])
+
+# %%
+#| check: dtype_of
+
+# %% [markdown]
+# ## Your three functions make an array
+#
+# A flat list of numbers, a shape and a dtype: that is what an array is made
+# of, and your three functions compute all of it from a nested list. The
+# library's `stridegrad.array.asarray` does the same three steps, and then
+# stores every number as its dtype (the 1 becomes 1.0):
+
+# %%
+#| calls-exercise
+from stridegrad import array as sga
+
+data = [[1, 2, 3], [4, 5, 6.5]]
+print("yours:  ", flatten(data), shape_of(data), dtype_of(flatten(data)))
+a = sga.asarray(data)
+print("library:", a.storage, a.shape, a.dtype)
+
+# %% [markdown]
+# Episode 01 starts from exactly this flat list and shape, and asks the
+# question this course grows from: if the numbers are in one row, where is
+# element `[i, j, k]`?
 
 # %% [markdown]
 # ## One `Tensor`, three backends
@@ -370,6 +458,8 @@ def unflatten(flat, shape):
 # | here | NumPy | PyTorch |
 # |---|---|---|
 # | `flatten(data)` | `np.asarray(data).ravel().tolist()` | `torch.tensor(data).flatten().tolist()` |
+| `shape_of(data)` | `np.asarray(data).shape` | `torch.tensor(data).shape` |
+| `dtype_of(flat)` | `np.asarray(flat).dtype.name` | `torch.tensor(flat).dtype` (floats: `float32`) |
 # | `sg.tensor(xb)` | `np.asarray(xb)` | `torch.tensor(xb)` |
 # | `nn.MLP([64, 128, 10])` | — | `nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))` |
 # | `nn.functional.cross_entropy` | — | `torch.nn.functional.cross_entropy` |

@@ -150,6 +150,21 @@ def shape_of(data):
 #| check: shape_of
 
 # %%
+#| exercise: dtype_of
+def dtype_of(flat):
+    """Dtype."""
+    ### BEGIN SOLUTION
+    rank = {bool: 0, int: 1, float: 2}
+    for v in flat:
+        if type(v) not in rank:
+            raise TypeError(f"{v!r} of type {type(v).__name__}")
+    return ("bool", "int64", "float64")[max((rank[type(v)] for v in flat), default=2)]
+    ### END SOLUTION
+
+# %%
+#| check: dtype_of
+
+# %%
 #| check: all
 '''
 
@@ -166,9 +181,9 @@ def test_build_lesson_structure(tmp_path):
     lesson = tiny_root(tmp_path)
     built = build_lesson(lesson, execute=False)
     student, solution = built.student, built.solution
-    assert [c.id for c in student.cells] == [f"ep00-{k:03d}" for k in range(8)]
+    assert [c.id for c in student.cells] == [f"ep00-{k:03d}" for k in range(10)]
     assert [c.id for c in solution.cells] == [c.id for c in student.cells]
-    setup, ex, call, check1, _, _, check_all = student.cells[1:]
+    setup, ex, call, check1, *_, check_all = student.cells[1:]
     # the link placeholder and the dropped "requires" cells
     assert links.binder_url() in student.cells[0].source
     assert all("never" not in c.source for c in student.cells)

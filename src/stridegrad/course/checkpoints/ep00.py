@@ -1,4 +1,5 @@
-"""Checkpoint 00 (welcome): the warm-up exercises, ``flatten`` and ``shape_of``."""
+"""Checkpoint 00 (welcome): the warm-up exercises, ``flatten``, ``shape_of`` and
+``dtype_of``."""
 
 from __future__ import annotations
 
@@ -93,6 +94,54 @@ def rejects_ragged_rows(shape_of):
                                   "item of shape (2,) with one of shape ().")
 def rejects_a_number_beside_a_list(shape_of):
     expect(shape_of, [[1, 2], 3], raises=ValueError)
+
+
+# ------------------------------------------------------------------ dtype_of
+
+@checkpoint.test("dtype_of", hint="Whole numbers only: each fits an int64 slot.")
+def ints_give_int64(dtype_of):
+    expect(dtype_of, [1, 2, 3], returns="int64")
+
+
+@checkpoint.test("dtype_of", hint="One float among ints makes every slot a float64, wherever it "
+                                  "stands: every element must fit the one type.",
+                 hint_for=("the first element decides", "any int makes int64"))
+def one_float_makes_float64(dtype_of):
+    expect(dtype_of, [1, 2.5, 3], returns="float64")
+    expect(dtype_of, [2.5, 1], returns="float64")
+    expect(dtype_of, [0.5, 1.5], returns="float64")
+
+
+@checkpoint.test("dtype_of", hint="Only True and False: NumPy stores them as 'bool'. In Python "
+                                  "True is an int too (isinstance(True, int) is True), so test "
+                                  "for bool first.",
+                 hint_for=("bool counted as int",))
+def bools_give_bool(dtype_of):
+    expect(dtype_of, [True, False, True], returns="bool")
+
+
+@checkpoint.test("dtype_of", hint="True beside 2 cannot be a bool slot; it becomes the int 1: "
+                                  "'int64'. With a float, everything is 'float64'.",
+                 hint_for=("the first element decides", "any bool makes bool"))
+def bools_mix_with_numbers(dtype_of):
+    expect(dtype_of, [True, 2], returns="int64")
+    expect(dtype_of, [3, False], returns="int64")
+    expect(dtype_of, [True, 2.5], returns="float64")
+
+
+@checkpoint.test("dtype_of", hint="No elements at all: NumPy's default, 'float64', as "
+                                  "np.array([]).dtype.")
+def empty_gives_float64(dtype_of):
+    expect(dtype_of, [], returns="float64")
+
+
+@checkpoint.test("dtype_of", hint="A string (or None, or a complex number) is not a number a "
+                                  "slot can hold: raise TypeError naming the element and its "
+                                  "type.")
+def rejects_what_is_not_a_number(dtype_of):
+    expect(dtype_of, [1, "seven", 3], raises=TypeError, naming=("seven", "str"))
+    expect(dtype_of, [2.5, None], raises=TypeError, naming=("None", "NoneType"))
+    expect(dtype_of, [1, 2j], raises=TypeError, naming=("2j", "complex"))
 
 
 # ------------------------------------------------------------------ stretch: unflatten

@@ -26,6 +26,20 @@ HINTS = {
         "    if two of them differ: raise ValueError naming both\n"
         "    return (len(data),) + (shapes[0] if shapes else ())",
     ],
+    "dtype_of": [
+        "Order the three types so that each holds the ones before it: which holds which? "
+        "Then: what does isinstance(True, int) say?",
+        "Rank the types bool < int < float; the dtype is the highest rank among the "
+        "elements. Look at type(v), not isinstance (True is an int too), and reject any "
+        "other type with TypeError naming the element. No elements at all: NumPy's "
+        "default, float64.",
+        "In full:\n\n"
+        "    rank = {bool: 0, int: 1, float: 2}\n"
+        "    for v in flat:\n"
+        "        if type(v) not in rank: raise TypeError naming v and type(v).__name__\n"
+        "    highest = max of rank[type(v)] over flat, default 2\n"
+        "    return (\"bool\", \"int64\", \"float64\")[highest]",
+    ],
     "unflatten": [
         "The first size of the shape says how many items the outer list has; what is each "
         "item, and which part of the flat list does it take?",

@@ -1,4 +1,5 @@
-"""Known mistakes in checkpoint 00's exercises (welcome): ``flatten``, ``shape_of``."""
+"""Known mistakes in checkpoint 00's exercises (welcome): ``flatten``, ``shape_of``,
+``dtype_of`` and the stretch ``unflatten``."""
 
 from stridegrad.course.misconceptions import Misconception
 
@@ -148,6 +149,103 @@ MISCONCEPTIONS["shape_of"] = [
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
       _shape_of(result="((len(data),) + shapes[0]) if shapes else ()")),
+]
+
+# ------------------------------------------------------------------ dtype_of
+
+_DTYPE_OF = """
+def dtype_of(flat):
+    types = set()
+    for v in flat:
+        if type(v) not in (bool, int, float):
+            {REJECT}
+        types.add(type(v))
+{DECIDE}
+"""
+_REJECT = "raise TypeError(f'{v!r} of type {type(v).__name__} is not a number')"
+
+
+def _dtype_of(decide, reject=_REJECT):
+    return _DTYPE_OF.replace("{REJECT}", reject).replace("{DECIDE}", decide)
+
+
+MISCONCEPTIONS["dtype_of"] = [
+    Misconception("bool counted as int",
+      "tests isinstance(v, int) before bool: True and False are ints in Python too (bool is "
+      "a subclass of int), so [True, False] comes out 'int64' instead of 'bool'",
+      """
+def dtype_of(flat):
+    kinds = set()
+    for v in flat:
+        if isinstance(v, float):
+            kinds.add("float64")
+        elif isinstance(v, int):
+            kinds.add("int64")
+        elif isinstance(v, bool):
+            kinds.add("bool")
+        else:
+            raise TypeError(f"{v!r} of type {type(v).__name__} is not a number")
+    if "float64" in kinds or not kinds:
+        return "float64"
+    if "int64" in kinds:
+        return "int64"
+    return "bool"
+"""),
+    Misconception("the first element decides",
+      "takes the dtype of the first element only: [1, 2.5] comes out 'int64' and "
+      "[True, 2] 'bool', where the dtype must hold every element",
+      _dtype_of("""    if not flat:
+        return "float64"
+    first = type(flat[0])
+    return {bool: "bool", int: "int64", float: "float64"}[first]""")),
+    Misconception("any int makes int64",
+      "checks for ints before floats: [1, 2.5] comes out 'int64', but 2.5 does not fit an "
+      "int64 slot; any float makes the whole array 'float64'",
+      _dtype_of("""    if int in types:
+        return "int64"
+    if float in types:
+        return "float64"
+    if bool in types:
+        return "bool"
+    return 'float64'""")),
+    Misconception("any bool makes bool",
+      "checks for bools before ints and floats: [True, 2] comes out 'bool', but 2 is not "
+      "True or False; a bool beside a number becomes that number's type (True is 1)",
+      _dtype_of("""    if bool in types:
+        return "bool"
+    if float in types:
+        return "float64"
+    if int in types:
+        return "int64"
+    return 'float64'""")),
+    Misconception("max() of an empty list",
+      "ranks the types and takes max() with no default: an empty list raises ValueError "
+      "instead of giving NumPy's default, 'float64'",
+      _dtype_of("""    rank = {bool: 0, int: 1, float: 2}
+    return ("bool", "int64", "float64")[max(rank[t] for t in types)]""")),
+    Misconception("accepts anything",
+      "never rejects what is not a number: [1, 'seven', 3] gets a dtype instead of a "
+      "TypeError naming 'seven' and its type, str",
+      _dtype_of("""    if types and types <= {bool}:
+        return "bool"
+    if types and types <= {bool, int}:
+        return "int64"
+    return 'float64'""", reject="pass")),
+    Misconception("TypeError names nothing",
+      "raises TypeError without naming the culprit: the message must say which element is "
+      "not a number ('seven') and what it is (str)",
+      _dtype_of("""    if types and types <= {bool}:
+        return "bool"
+    if types and types <= {bool, int}:
+        return "int64"
+    return 'float64'""", reject="raise TypeError('not a number')")),
+    Misconception("returns Python's type",
+      "returns Python's type (int, float, bool) instead of the dtype's name: NumPy calls "
+      "them 'int64', 'float64' and 'bool', the size of a slot included",
+      _dtype_of("""    for t in (float, int, bool):
+        if t in types:
+            return t
+    return float""")),
 ]
 
 # ------------------------------------------------------------------ stretch: unflatten
