@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from stridegrad.array import layout
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
+from stridegrad.course.misconceptions import for_episode
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
@@ -64,6 +65,106 @@ def map_unary(fn, x):
 """)
     row = run_checkpoint(CP, ns, exercise="map_unary").rows[0]
     assert row.status == "stub" and "finish iter_offsets first" in row.message
+
+
+# a right iter_offsets, the one the misconceptions of sum_axis build on
+from stridegrad.course.misconceptions.ep03 import _ITER  # noqa: E402
+
+# sum_axis as learners write it when they forget to normalise a negative axis: each is
+# right for axes 0 and 1, and goes wrong with -1 in its own way on the (2, 3) view m
+_RAW_NEGATIVE_AXIS = {
+    # slices shape and strides with the raw axis: reads past the end of m's storage
+    "slices": ("negative axis used as it is", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} out of range")
+    rest_shape = shape[:axis] + shape[axis + 1:]
+    rest_strides = strides[:axis] + strides[axis + 1:]
+    out = []
+    for start in iter_offsets(rest_shape, rest_strides, offset):
+        lane = [storage[start + j * strides[axis]] for j in range(shape[axis])]
+        out.append(sum(lane))
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rest_shape
+"""),
+    # adds each element into its place in the result, found by slicing the index: on m
+    # it returns 12 wrong values, shape (2, 2, 3), and raises nothing
+    "scatters": ("negative axis used as it is", """
+import itertools
+
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    out_shape = shape[:axis] + shape[axis + 1:]
+    out_strides, size = [], 1
+    for d in reversed(out_shape):
+        out_strides.insert(0, size)
+        size *= d
+    out = [0] * size
+    for idx in itertools.product(*[range(d) for d in shape]):
+        rest = idx[:axis] + idx[axis + 1:]
+        p = offset + sum(i * s for i, s in zip(idx, strides))
+        out[sum(i * s for i, s in zip(rest, out_strides))] += storage[p]
+    return out, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else out_shape
+"""),
+    # k != axis over range(ndim), then shape[axis]: reads past the end of m's storage
+    "skips k != axis": ("negative axis never equals k", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if axis >= len(shape) or axis < -len(shape):
+        raise ValueError("bad axis")
+    rest_shape = tuple(shape[k] for k in range(len(shape)) if k != axis)
+    rest_strides = tuple(strides[k] for k in range(len(shape)) if k != axis)
+    values = []
+    for p in iter_offsets(rest_shape, rest_strides, offset):
+        total = 0
+        for j in range(shape[axis]):
+            total += storage[p + j * strides[axis]]
+        values.append(total)
+    if keepdims:
+        return values, tuple(1 if k == axis else d for k, d in enumerate(shape))
+    return values, rest_shape
+"""),
+    # picks the summed axis with k == axis: with -1 its size is never set (UnboundLocalError
+    # on m, naming the learner's own variable)
+    "picks k == axis": ("negative axis never equals k", _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} out of range")
+    rest_shape, rest_strides = [], []
+    for k in range(len(shape)):
+        if k == axis:
+            n, step = shape[k], strides[k]
+        else:
+            rest_shape.append(shape[k])
+            rest_strides.append(strides[k])
+    values = [sum(storage[p + j * step] for j in range(n))
+              for p in iter_offsets(rest_shape, rest_strides, offset)]
+    if keepdims:
+        return values, tuple(1 if k == axis else d for k, d in enumerate(shape))
+    return values, tuple(rest_shape)
+"""),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(_RAW_NEGATIVE_AXIS))
+def test_a_raw_negative_axis_is_named_however_it_is_written(variant):
+    """Forgetting axis %= ndim goes wrong differently on m for each way of writing
+    sum_axis (IndexError, UnboundLocalError, wrong values); the empty view that
+    negative_axis tries first shows only the shape, so each gets its diagnosis."""
+    label, source = _RAW_NEGATIVE_AXIS[variant]
+    ns = define(source)
+    for axis in (0, 1):  # right for the axes counted from the front
+        assert ns["sum_axis"](([0, 1, 2, 3, 4, 5], (2, 3), (3, 1), 0), axis) == (
+            layout.sum_axis(([0, 1, 2, 3, 4, 5], (2, 3), (3, 1), 0), axis))
+    result = run_checkpoint(CP, ns, exercise="sum_axis")
+    assert [r.test for r in result.rows if not r.passed] == ["negative_axis"]
+    diagnosis = next(m.diagnosis for m in for_episode("03")["sum_axis"] if m.label == label)
+    row = result.row("negative_axis")
+    assert row.diagnosis == diagnosis and "hint(" not in row.hint
+    assert " ".join(diagnosis.split()) in " ".join(str(result).split())
 
 
 # ------------------------------------------------------- the kernels agree with NumPy

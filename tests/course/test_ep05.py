@@ -83,3 +83,36 @@ def test_timing_cell_output_is_not_compared():
                   and c["cell_type"] == "code"]
         assert len(timing) == 1
         assert "nbval-ignore-output" in timing[0]["metadata"]["tags"]
+
+
+def test_an_mse_of_nothing_that_returns_0_is_told_why():
+    """mse([], []) == 0.0 gets its own diagnosis (the mean of no numbers is undefined),
+    not the general nudge about squaring; a 0 that no known mistake gives gets the
+    test's own hint, which is about the empty lists."""
+    ns = define("""
+        def mse(pred, target):
+            if len(pred) != len(target):
+                raise ValueError(f"{len(pred)} predictions but {len(target)} targets")
+            total = 0.0
+            for p, t in zip(pred, target):
+                total += (p - t) ** 2
+            return total / max(len(pred), 1)
+    """)
+    result = run_checkpoint(CP, ns, exercise="mse")
+    assert [r.test for r in result.rows if not r.passed] == ["empty_is_an_error"]
+    row = result.row("empty_is_an_error")
+    assert row.got == "returned 0.0"
+    assert "undefined (0 / 0)" in row.diagnosis and "ValueError" in row.diagnosis
+    text = " ".join(str(result).split())
+    assert "Square each difference" not in text and "undefined (0 / 0)" in text
+    ns = define("""
+        def mse(pred, target):
+            if len(pred) != len(target):
+                raise ValueError("lengths differ")
+            if len(pred) == 0:
+                return 0
+            return sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)
+    """)
+    row = run_checkpoint(CP, ns, exercise="mse").row("empty_is_an_error")
+    assert not row.passed and not row.diagnosis
+    assert row.hint.startswith("The mean of no values is undefined (0 / 0): raise ValueError")

@@ -19,7 +19,8 @@ import stridegrad.array as sa
 from stridegrad import backend
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checkpoints.ep10 import FakeAsyncDevice, FakeCuPyArray, fake_cupy
-from stridegrad.course.checks import load_checkpoint, run_checkpoint
+from stridegrad.course.checks import load_checkpoint, misconception_outcomes, run_checkpoint
+from stridegrad.course.misconceptions import for_episode
 from stridegrad.course.paths import find_lesson
 
 from .conftest import ROOT, define
@@ -85,6 +86,59 @@ def test_a_timer_without_sync_is_caught_by_name():
     assert row.status == "fail" and row.expected == "0.011 s" and row.got == "0.001 s"
     # a known mistake: its diagnosis names it, no hint about another one
     assert "synchroniz" in row.diagnosis and row.hint == ""
+
+
+def _blocks(text: str) -> dict[str, str]:
+    """The text table's lines under each test's row, by test name, spaces collapsed."""
+    blocks, name = {}, None
+    for line in text.splitlines():
+        if line[:1].strip():  # a row starts at column 0
+            words = line.split()
+            name = words[2] if len(words) > 2 else None
+            blocks[name] = ""
+        elif name is not None:
+            blocks[name] += " " + " ".join(line.split())
+    return blocks
+
+
+def test_a_timer_without_warm_up_or_sync_blames_the_sync_rows_on_the_sync():
+    """No warm-up AND no sync: the rows that the missing sync fails are not said to be
+    'the same mistake as' the warm-up row; each test fails for one mistake only, and
+    this pair of mistakes, a naive first timer, is named as both."""
+    both_wrong = next(m for m in for_episode("10")["time_op"]
+                      if m.label == "no warm-up and no sync")
+    naive, both = both_wrong.source, both_wrong.diagnosis
+    result = run_checkpoint(CP, define(naive), exercise="time_op")
+    failing = {r.test: r for r in result.rows if not r.passed}
+    assert set(failing) == {"waits_for_the_device", "warm_up_is_not_timed",
+                            "sync_before_starting_the_clock", "best_of_the_runs",
+                            "calls_fn_repeat_plus_one_times", "device_is_idle_afterwards"}
+    assert {r.diagnosis for r in failing.values()} == {both}
+    assert "sync()" in both and "warm-up" in both
+    blocks = _blocks(str(result))
+    assert " ".join(both.split()) in blocks["waits_for_the_device"]  # the first row, in full
+    assert "cause: the same mistake as in waits_for_the_device" in blocks["best_of_the_runs"]
+    assert "warm_up_is_not_timed" not in blocks["best_of_the_runs"]
+    # the sync mistake alone fails the best-of-runs row, the warm-up mistake alone does not
+    # (each test is failed by one of the two mistakes only)
+    outcomes = {m.label: {t for t, o in theirs.items() if not o[0]}
+                for m, theirs in misconception_outcomes(CP, "time_op")}
+    assert outcomes["no warm-up"] == {"warm_up_is_not_timed", "calls_fn_repeat_plus_one_times"}
+    assert not outcomes["no warm-up"] & outcomes["no sync: times the launch"]
+    assert "best_of_the_runs" in outcomes["no sync: times the launch"]
+    # with a sync that comes after the clock instead of none, the rows are each named
+    # after their own mistake, and a repeated guess stays a guess
+    late_sync = naive.replace("        best = min(best, clock() - start)\n",
+                              "        best = min(best, clock() - start)\n        sync()\n")
+    result = run_checkpoint(CP, define(late_sync), exercise="time_op")
+    known = {m.label: m.diagnosis for m in for_episode("10")["time_op"]}
+    rows = {r.test: r for r in result.rows if not r.passed}
+    assert rows["best_of_the_runs"].diagnosis == \
+        f"probably {known['reads the clock before the sync']}"
+    assert rows["warm_up_is_not_timed"].diagnosis == f"probably {known['no warm-up']}"
+    blocks = _blocks(str(result))
+    assert "cause: probably the same mistake as in waits_for_the_device" in \
+        blocks["best_of_the_runs"]
 
 
 def test_mixed_devices_message_reaches_the_learner():

@@ -58,7 +58,9 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
         cause = hint = ""
         if not r.passed and r.diagnosis:
             if (r.exercise, r.diagnosis) in explained:
-                cause = f"the same mistake as in {explained[r.exercise, r.diagnosis]}"
+                # a guess (two mistakes at once) stays a guess where it is referred to
+                hedge = "probably " if r.diagnosis.startswith("probably ") else ""
+                cause = f"{hedge}the same mistake as in {explained[r.exercise, r.diagnosis]}"
             else:
                 cause = r.diagnosis
                 explained[r.exercise, r.diagnosis] = r.test

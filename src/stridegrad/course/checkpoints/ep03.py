@@ -233,9 +233,14 @@ def sum_the_middle_axis(sum_axis):
 
 @checkpoint.test("sum_axis", hint="axis=-1 means the last axis: turn a negative axis into "
                                   "its place from the front (axis % ndim) before you use it "
-                                  "to split shape and strides.",
-                 hint_for=("negative axis used as it is",))
+                                  "to split shape and strides. A (0, 3) view summed over -1 "
+                                  "has shape (0,); m gives [3, 12], shape (2,).",
+                 hint_for=("negative axis used as it is", "negative axis never equals k"))
 def negative_axis(sum_axis):
+    # An empty view first: it has nothing to add up, so a raw -1 (sliced with, or compared
+    # with each k) shows only in the shape it leaves, the same for every way of writing that
+    # mistake, and check() can name it. On m each way fails differently.
+    expect(sum_axis, ([], (0, 3), (3, 1), 0), -1, returns=([], (0,)))
     expect(sum_axis, M, -1, returns=([3, 12], (2,)))
 
 

@@ -178,9 +178,9 @@ def lengths_must_match(mse):
     expect(mse, [1.0, 2.0, 3.0], [1.0, 2.0], raises=ValueError)
 
 
-@checkpoint.test("mse", hint="The mean of no values is undefined: raise ValueError, not "
-                             "ZeroDivisionError.",
-                 hint_for=("no length check (zip truncates, empty divides by zero)",))
+@checkpoint.test("mse", hint="The mean of no values is undefined (0 / 0): raise ValueError "
+                             "for empty lists; neither return 0.0 nor let ZeroDivisionError "
+                             "out.")
 def empty_is_an_error(mse):
     expect(mse, [], [], raises=ValueError)
 

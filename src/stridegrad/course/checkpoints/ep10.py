@@ -474,11 +474,12 @@ def waits_for_the_device(time_op):
                                  "before timing, and do not count it.",
                  hint_for=('no warm-up',))
 def warm_up_is_not_timed(time_op):
-    # the first launch compiles for 5 s on the host; then each run is 0.001 + 0.010
-    dev = FakeAsyncDevice([0.0, 0.010], compile_cost=5.0)
+    # the first launch compiles for 5 s on the host; then each run is a 0.001 s launch with
+    # no device work, so that only the warm-up decides this test (a missing sync does not)
+    dev = FakeAsyncDevice([0.0], compile_cost=5.0)
     got = _call("time_op(launch, sync, repeat=1), first call compiles 5 s", time_op,
                 dev.launch, dev.sync, repeat=1, clock=dev.clock)
-    _close("time_op(first call 5 s, then 0.011 s, repeat=1)", got, 0.011)
+    _close("time_op(first call 5 s, then 0.001 s, repeat=1)", got, 0.001)
 
 
 @checkpoint.test("time_op", hint="Sync after the warm-up too, before you start the clock: "
@@ -496,10 +497,12 @@ def sync_before_starting_the_clock(time_op):
                                  "time, so the minimum is the least disturbed.",
                  hint_for=('the mean, not the best',))
 def best_of_the_runs(time_op):
-    dev = FakeAsyncDevice([0.0, 0.030, 0.010, 0.020])
-    got = _call("time_op(runs of 0.030, 0.010, 0.020 s, repeat=3)", time_op, dev.launch,
+    # the warm-up is the slowest run, as a first call is: timed or not, the best is 0.011
+    dev = FakeAsyncDevice([0.050, 0.030, 0.010, 0.020])
+    got = _call("time_op(runs of 0.050, 0.030, 0.010, 0.020 s, repeat=3)", time_op, dev.launch,
                 dev.sync, repeat=3, clock=dev.clock)
-    _close("time_op(runs of 0.030, 0.010, 0.020 s + 0.001 launch, repeat=3)", got, 0.011)
+    _close("time_op(warm-up 0.050 s, then runs of 0.030, 0.010, 0.020 s + 0.001 launch, "
+           "repeat=3)", got, 0.011)
 
 
 @checkpoint.test("time_op", hint="One warm-up call plus `repeat` timed calls: fn runs "

@@ -268,10 +268,28 @@ def sum_axis(x, axis, keepdims=False):
           "summing axis 0 of (2, 3) gives shape (3, 1), not (1, 3)",
           _reduce(kept="rs + (1,)")),
         Misconception("negative axis used as it is",
-          "uses a negative axis without turning it into its place from the front: with "
-          "axis=-1, shape[:axis] + shape[axis + 1:] is not the shape without the last axis, "
-          "and the sums read past the end of the storage",
+          "slices with a negative axis as it is, without turning it into its place from the "
+          "front: with axis=-1, shape[:axis] + shape[axis + 1:] is shape[:-1] + shape, not "
+          "the shape without the last axis, so a (0, 3) view summed over -1 gets shape "
+          "(0, 0, 3) instead of (0,), and a view with elements reads past the end of its "
+          "storage; do axis %= ndim first",
           _reduce(axis="= axis")),
+        Misconception("negative axis never equals k",
+          "compares a negative axis with the axis numbers k = 0, 1, ...: no k equals -1, so "
+          "no axis is left out of the result (a (0, 3) view summed over -1 keeps its whole "
+          "shape (0, 3)) and no axis is picked to sum along; do axis %= ndim before the loop",
+          _ITER + """
+def sum_axis(x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(axis)
+    rs = tuple(d for k, d in enumerate(shape) if k != axis)
+    rt = tuple(s for k, s in enumerate(strides) if k != axis)
+    out = [sum(storage[p + j * strides[axis]] for j in range(shape[axis]))
+           for p in iter_offsets(rs, rt, offset)]
+    kept = tuple(1 if k == axis else d for k, d in enumerate(shape))
+    return out, kept if keepdims else rs
+"""),
         Misconception("no axis check",
           "never checks the axis: an axis out of range gives an answer or an IndexError instead "
           "of a ValueError",

@@ -170,6 +170,14 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
           "divide by zero instead of raising ValueError",
          _MSE.replace("{CHECK}", "pass")
          .replace("{EXPR}", "sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)")),
+        Misconception("empty input gives 0.0",
+          "returns 0.0 for two empty lists: the mean of no numbers is undefined (0 / 0), and a "
+          "loss of 0.0 would say that predictions of nothing are perfect; raise ValueError "
+          "for empty lists, as for lists of different lengths",
+         _MSE.replace("{CHECK}", "if len(pred) != len(target):\n"
+                      "        raise ValueError(f'{len(pred)} and {len(target)} values')\n"
+                      "    if not pred:\n        return 0.0")
+         .replace("{EXPR}", "sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)")),
         Misconception("squares the mean error",
           "squares the mean error instead of averaging the squared errors: errors of opposite "
           "sign cancel",

@@ -349,6 +349,23 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
         best = min(best, clock() - start)
     return best
 """),
+        Misconception("no warm-up and no sync",
+          "makes no warm-up call and never calls sync(), two mistakes: the first call's "
+          "one-time cost (compilation, allocation) is timed, and the clock stops as soon as "
+          "the launch returns, before the device has done the work, which stays queued; make "
+          "one untimed warm-up call, and read the clock only after sync()",
+          """
+import math, time
+def time_op(fn, sync, repeat=3, clock=time.perf_counter):
+    if repeat < 1:
+        raise ValueError("repeat")
+    best = math.inf
+    for _ in range(repeat):
+        start = clock()
+        fn()
+        best = min(best, clock() - start)
+    return best
+"""),
         Misconception("no sync after the warm-up",
           "does not synchronize after the warm-up: the warm-up's work is counted in the first "
           "timed run",
