@@ -13,9 +13,9 @@
 # - say what you are going to build, and where each array backend fits;
 # - work through a lesson: read, fill in an exercise, run `check()` and read
 #   its table, ask `hint()` for help;
-# - say what an array is made of (numbers in one flat block, a shape, a dtype)
-#   and compute all three from a nested list (`flatten`, `shape_of`,
-#   `dtype_of`);
+# - say what an array is made of (numbers in one flat block of bytes, a
+#   shape, a dtype), compute all of it from a nested list (`flatten`,
+#   `shape_of`, `dtype_of`, `to_bytes`), and have NumPy read your bytes;
 # - run the course on your machine, on Binder or on Colab;
 # - as an instructor, hand out the lessons and grade a folder of submissions.
 
@@ -96,8 +96,9 @@ for epoch in range(5):
 #| exercise: flatten
 #| hint: an item is a number or another list, to any depth: which function flattens a list?
 def flatten(data):
-    """All the numbers of a nested list, in reading (row-major) order, as a new
-    list (the caller's lists are left as they were).
+    """All the numbers of a nested list (of lists or tuples, to any depth), in
+    reading (row-major) order, as a new list (the caller's lists are left as
+    they were).
 
     Example:
         >>> flatten([[1, 2], [3, 4]])
@@ -185,8 +186,8 @@ print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 
 # `flatten` throws the nesting away: `[[1, 2, 3], [4, 5, 6]]` and
 # `[[1, 2], [3, 4], [5, 6]]` flatten to the same six numbers. What tells the
 # two apart is the **shape**, the size of each level from the outside in:
-# `(2, 3)` and `(3, 2)`. A flat block of numbers plus a shape is exactly what
-# episode 01 calls an array.
+# `(2, 3)` and `(3, 2)`. With a flat block of numbers and a shape you can
+# rebuild the nested list; that pair is what episode 01 builds on.
 #
 # Write `shape_of(data)`. Before you do, settle two questions with the
 # examples in the docstring: what is the shape of a single number, and of an
@@ -249,7 +250,8 @@ print(struct.unpack("<q", eight_bytes)[0])  # "<q": the same bytes as an 8-byte 
 # So an array keeps one more thing beside its numbers and its shape: a
 # **dtype**, the one type that every slot holds and that says how to read
 # its bytes. NumPy picks it from the numbers you give it: the one type that
-# can hold them all. `np.array([1, 2, 3])` is `int64`; `np.array([1, 2.5])`
+# can hold them all. `np.array([1, 2, 3])` is `int64` (on Windows, NumPy
+# before 2.0 picked `int32`; we follow today's NumPy); `np.array([1, 2.5])`
 # is `float64` (the 1 is stored as 1.0); `np.array([True, False])` is `bool`;
 # `np.array([True, 2])` is `int64` (True is stored as 1).
 #
@@ -295,26 +297,101 @@ dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False]), dtype_of([True
 #| check: dtype_of
 
 # %% [markdown]
-# ## Your three functions make an array
+# ## Exercise 4 · `to_bytes`: the block itself
 #
-# A flat list of numbers, a shape and a dtype: that is what an array is made
-# of, and your three functions compute all of it from a nested list. The
-# library's `stridegrad.array.asarray` does the same three steps, and then
-# stores every number as its dtype (the 1 becomes 1.0):
+# Now the block of bytes. Write `to_bytes(flat, dtype)`, which packs the
+# numbers into one `bytes` object the way NumPy lays out an array of that
+# dtype: one slot per number, in order, every slot the same size, and every
+# number stored as the dtype (in a `float64` block the int `1` is stored as
+# `1.0`). The struct cell above packed one number with `struct.pack`; the
+# [format characters](https://docs.python.org/3/library/struct.html#format-characters)
+# of Python's `struct` documentation name one for each kind of slot. Use
+# their *standard* sizes, 8 bytes for `int64` and `float64` and 1 for `bool`,
+# and put the least significant byte first (**little-endian**, the `<` you
+# saw above), as every x86 and ARM processor does: then NumPy can read your
+# block as it is. Use `struct`, not NumPy, to make the block: NumPy is what
+# will read it. (`check()` shows bytes as `bytes.fromhex('02 01 00 ...')`,
+# one pair of hex digits per byte, as `.hex(" ")` prints them.)
+
+# %%
+#| exercise: to_bytes
+#| hint: one slot per number: which part of the call decides the slot, the dtype or the number?
+def to_bytes(flat, dtype):
+    """The numbers of ``flat`` as one block of bytes, laid out as NumPy lays out an
+    array of ``dtype``: one slot per number, in order, each of the dtype's size
+    (``"float64"`` and ``"int64"``: 8 bytes; ``"bool"``: 1), little-endian.
+
+    Every number is stored as the dtype: in a ``"float64"`` block the int 1 takes
+    the slot of 1.0. ``flat`` holds what ``dtype_of`` accepts, and ``dtype`` can
+    hold all of it (``dtype_of(flat)`` does). No numbers give ``b""``.
+
+    Raises:
+        ValueError: naming ``dtype`` and the three dtypes it can be, for any other.
+
+    Example:
+        >>> to_bytes([1.0], "float64").hex(" ")
+        '00 00 00 00 00 00 f0 3f'
+        >>> to_bytes([1, 258], "int64").hex(" ")
+        '01 00 00 00 00 00 00 00 02 01 00 00 00 00 00 00'
+        >>> to_bytes([True, False], "bool")
+        b'\\x01\\x00'
+    """
+    ### BEGIN SOLUTION
+    import struct
+
+    formats = {"bool": "?", "int64": "q", "float64": "d"}
+    if dtype not in formats:
+        raise ValueError(f"to_bytes: unknown dtype {dtype!r}: it must be 'bool', 'int64' "
+                         f"or 'float64'")
+    return struct.pack(f"<{len(flat)}{formats[dtype]}", *flat)
+    ### END SOLUTION
+
+# %%
+#| calls-exercise
+# expect '01 00 00 00 00 00 00 00 02 01 00 00 00 00 00 00': 258 is 0x0102, low byte first
+to_bytes([1, 258], "int64").hex(" ")
+
+# %%
+#| check: to_bytes
+
+# %% [markdown]
+# ## Your four functions make an array
+#
+# A block of bytes, a shape and a dtype: that is all an array is, and your
+# functions compute each of them from a nested list. NumPy can take it from
+# there. `np.frombuffer` reads a block of bytes as an array of a dtype, with
+# no copy: the array *is* your block, read through its dtype and its shape.
+# Change eight bytes of the block and the array changes:
+
+# %%
+#| calls-exercise
+import numpy as np
+
+data = [[1, 2, 3], [4, 5, 6.5]]
+flat = flatten(data)
+block = bytearray(to_bytes(flat, dtype_of(flat)))  # a bytearray can change in place
+arr = np.frombuffer(block, dtype=dtype_of(flat)).reshape(shape_of(data))
+print(arr)
+block[32:40] = struct.pack("<d", 50.0)  # slot 4 is bytes 32 to 39
+print(arr)
+
+# %% [markdown]
+# Element `[1, 1]` lives in slot 4, because row 0 fills slots 0 to 2 and
+# `1 · 3 + 1 = 4`. Finding an element's slot from its index, for any shape,
+# is where episode 01 begins.
+#
+# The library's own `stridegrad.array.asarray` does your first three steps
+# when you give it a nested list; it keeps the numbers in a Python list
+# rather than in bytes, because episodes 01 to 05 build on a list you can
+# print and read:
 
 # %%
 #| calls-exercise
 from stridegrad import array as sga
 
-data = [[1, 2, 3], [4, 5, 6.5]]
 print("yours:  ", flatten(data), shape_of(data), dtype_of(flatten(data)))
 a = sga.asarray(data)
 print("library:", a.storage, a.shape, a.dtype)
-
-# %% [markdown]
-# Episode 01 starts from exactly this flat list and shape, and asks the
-# question this course grows from: if the numbers are in one row, where is
-# element `[i, j, k]`?
 
 # %% [markdown]
 # ## One `Tensor`, three backends
@@ -458,8 +535,9 @@ def unflatten(flat, shape):
 # | here | NumPy | PyTorch |
 # |---|---|---|
 # | `flatten(data)` | `np.asarray(data).ravel().tolist()` | `torch.tensor(data).flatten().tolist()` |
-| `shape_of(data)` | `np.asarray(data).shape` | `torch.tensor(data).shape` |
-| `dtype_of(flat)` | `np.asarray(flat).dtype.name` | `torch.tensor(flat).dtype` (floats: `float32`) |
+# | `shape_of(data)` | `np.asarray(data).shape` | `torch.tensor(data).shape` |
+# | `dtype_of(flat)` | `np.asarray(flat).dtype.name` | `torch.tensor(flat).dtype` (floats: `float32`) |
+# | `to_bytes(flat, dtype)` | `np.asarray(flat, dtype).tobytes()` | `torch.tensor(flat).numpy().tobytes()` |
 # | `sg.tensor(xb)` | `np.asarray(xb)` | `torch.tensor(xb)` |
 # | `nn.MLP([64, 128, 10])` | — | `nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))` |
 # | `nn.functional.cross_entropy` | — | `torch.nn.functional.cross_entropy` |
@@ -486,6 +564,7 @@ except ValueError as err:
 #    nested list. Write `to_storage(data)` that returns `(flat, shape)` in a
 #    single walk, refusing ragged input as `shape_of` does. Which of the two
 #    functions' recursions does it look like?
-# 2. **Tuples too.** Both docstrings speak of nested lists. Should
-#    `flatten([(1, 2), (3, 4)])` give `[1, 2, 3, 4]`? What do `np.array` and
-#    `torch.tensor` do with tuples, and with a string?
+# 2. **Other sequences.** `flatten` and `shape_of` take tuples as well as
+#    lists. What should they do with a `range`, a string or a generator? Try
+#    `np.array` on each: which does it read as a sequence of numbers? Why
+#    would a string never end a recursion (`"ab"[0]` is again a string)?

@@ -165,6 +165,21 @@ def dtype_of(flat):
 #| check: dtype_of
 
 # %%
+#| exercise: to_bytes
+def to_bytes(flat, dtype):
+    """Bytes."""
+    ### BEGIN SOLUTION
+    import struct
+    formats = {"bool": "?", "int64": "q", "float64": "d"}
+    if dtype not in formats:
+        raise ValueError(f"{dtype!r}: not bool, int64 or float64")
+    return struct.pack(f"<{len(flat)}{formats[dtype]}", *flat)
+    ### END SOLUTION
+
+# %%
+#| check: to_bytes
+
+# %%
 #| check: all
 '''
 
@@ -181,7 +196,7 @@ def test_build_lesson_structure(tmp_path):
     lesson = tiny_root(tmp_path)
     built = build_lesson(lesson, execute=False)
     student, solution = built.student, built.solution
-    assert [c.id for c in student.cells] == [f"ep00-{k:03d}" for k in range(10)]
+    assert [c.id for c in student.cells] == [f"ep00-{k:03d}" for k in range(12)]
     assert [c.id for c in solution.cells] == [c.id for c in student.cells]
     setup, ex, call, check1, *_, check_all = student.cells[1:]
     # the link placeholder and the dropped "requires" cells

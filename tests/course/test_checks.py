@@ -476,6 +476,77 @@ def test_wrapping_the_reference_is_not_credited():
     assert all(r.points == 0 for r in rows)
 
 
+@pytest.mark.parametrize("exercise, body", [
+    ("shape_of", "return sga.asarray(data).shape"),
+    ("dtype_of", "return str(sga.asarray(flat).dtype)"),
+    ("flatten", "return list(sga.asarray(data).storage)"),
+])
+def test_a_function_that_calls_the_librarys_own_version_is_not_credited(exercise, body):
+    # lesson 00's exercises are what stridegrad.array.asarray does with a nested list:
+    # a wrapper around it passes every test, and must get no credit
+    params = {"shape_of": "data", "dtype_of": "flat", "flatten": "data"}[exercise]
+    ns = define(f"import stridegrad.array as sga\ndef {exercise}({params}):\n    {body}\n")
+    rows = check("00", exercise, namespace=ns).rows
+    # every row it would pass is marked (flatten's ragged lists make asarray raise)
+    assert "delegates" in {r.status for r in rows} and "pass" not in {r.status for r in rows}
+    assert all(r.points == 0 for r in rows)
+    assert all("asarray" in r.message for r in rows if r.status == "delegates")
+
+
+def test_a_mutable_default_argument_is_named_as_the_cause():
+    # def flatten(data, out=[]): right on the first call, then each call adds to the
+    # numbers the calls before it left in the one shared list
+    ns = define("""
+        def flatten(data, out=[]):
+            if not isinstance(data, list):
+                out.append(data)
+            for item in data if isinstance(data, list) else ():
+                flatten(item, out)
+            return out
+    """)
+    result = check("00", "flatten", namespace=ns)
+    failing = [r for r in result.rows if not r.passed]
+    assert failing and result.grown_defaults == {"flatten": ["out"]}
+    assert all("default value of out" in r.diagnosis and "if out is None" in r.diagnosis
+               for r in failing), [(r.test, r.diagnosis) for r in failing]
+    # the same code with a new list per call passes: the diagnosis is not a guess
+    right = define("""
+        def flatten(data, out=None):
+            out = [] if out is None else out
+            if not isinstance(data, list):
+                out.append(data)
+            for item in data if isinstance(data, list) else ():
+                flatten(item, out)
+            return out
+    """)
+    assert check("00", "flatten", namespace=right).passed
+
+
+def test_a_near_miss_is_not_taken_for_a_known_mistake_it_does_not_make():
+    # numbers.Number also accepts complex numbers: one wrong call (dtype_of([1, 2j])),
+    # which "accepts anything" also gets wrong, with the same 'float64'; its other calls
+    # (a string, None) are right, so the diagnosis must not say it accepts anything
+    ns = define("""
+        import numbers
+        def dtype_of(flat):
+            for x in flat:
+                if not isinstance(x, numbers.Number):
+                    raise TypeError(f"{x!r} is a {type(x).__name__}, not a number")
+            if not flat:
+                return "float64"
+            if all(isinstance(x, bool) for x in flat):
+                return "bool"
+            if all(isinstance(x, int) for x in flat):
+                return "int64"
+            return "float64"
+    """)
+    result = check("00", "dtype_of", namespace=ns)
+    failing = [r for r in result.rows if not r.passed]
+    assert [r.test for r in failing] == ["rejects_what_is_not_a_number"]
+    assert not failing[0].diagnosis and "complex" in failing[0].hint
+    assert failing[0].call == "dtype_of([1, 2j])"
+
+
 def test_library_passes_when_local_code_is_not_required():
     result = run_checkpoint(load_checkpoint("01"), vars(layout), require_local=False)
     assert result.passed

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import dataclasses
 import functools
 import importlib
@@ -39,7 +40,7 @@ import time
 import types
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,7 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 def _readable_repr(value: Any, limit: int) -> str:
     """``repr(value)`` as a learner wants to read it in one row: a function by its
     name (no ``<function f.<locals>.g at 0x7f...>``), an array too long for ``limit``
-    summarised with its shape, and no memory addresses."""
+    summarised with its shape, bytes in hex, and no memory addresses."""
     if inspect.ismodule(value):
         return value.__name__  # not the path of the file it came from
     if (inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value)
@@ -127,6 +128,10 @@ def _readable_repr(value: Any, limit: int) -> str:
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
         name = name.rsplit(".<locals>.", 1)[-1]
         return "a lambda" if name == "<lambda>" else name
+    if isinstance(value, (bytes, bytearray)) and value:
+        # one pair of hex digits per byte, spaced (a repr such as b'\x02\x01\x00' is
+        # hard to read and has no place to wrap); still Python that gives the value
+        return f"{type(value).__name__}.fromhex('{value.hex(' ')}')"
     text = _ADDRESS.sub("", repr(value))
     if type(value).__module__ == "numpy" and len(_one_line(text)) > limit:
         import numpy as np
@@ -405,11 +410,14 @@ class Checkpoint:
         reference: the module holding the reference implementations of the
             exercises that are library functions (used to spot a notebook that
             calls the reference instead of its own code); None if none are.
+        library: for an exercise written in the notebook, the library functions
+            (dotted names, ``"stridegrad.array.asarray"``) that do its work: a
+            function that calls one of them gets no credit either.
         hidden: default for :meth:`test`'s ``hidden`` (instructors' extra tests).
     """
 
     def __init__(self, lesson: str, title: str = "", *, reference: str | None = None,
-                 hidden: bool = False):
+                 library: Mapping[str, Sequence[str]] | None = None, hidden: bool = False):
         episode = lesson.split("_", 1)[0]
         if not (len(episode) == 2 and episode.isdigit()):
             raise ValueError(f"lesson must look like 'NN_slug', got {lesson!r}")
@@ -417,6 +425,7 @@ class Checkpoint:
         self.episode = episode
         self.title = title or lesson.split("_", 1)[-1].replace("_", " ")
         self.reference = reference
+        self.library = {ex: tuple(names) for ex, names in (library or {}).items()}
         self.hidden = hidden
         self.tests: list[Test] = []
 
@@ -536,6 +545,9 @@ class CheckResult:
     title: str
     rows: list[Row] = field(default_factory=list)
     exercise: str | None = None
+    #: exercise -> the parameters whose default value (a list, dict...) the tests'
+    #: calls changed: one object shared by every call (see :func:`diagnose_rows`)
+    grown_defaults: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def score(self) -> int:
@@ -644,33 +656,37 @@ def _origin(obj: Any) -> str | None:
     return None
 
 
-def _reference_codes(reference: str | None, exercise: str) -> set:
-    """Code objects of the reference implementation of ``exercise``."""
-    if not reference:
-        return set()
-    try:
-        module = importlib.import_module(reference)
-    except Exception:
-        return set()
-    obj = getattr(module, exercise, None)
-    code = getattr(obj, "__code__", None)
-    return {code} if code is not None else set()
+def _reference_codes(checkpoint: Checkpoint, exercise: str) -> dict:
+    """The code objects of the library's own version of ``exercise`` (the reference
+    implementation and the checkpoint's ``library`` functions), each with its name."""
+    names = [f"{checkpoint.reference}.{exercise}"] if checkpoint.reference else []
+    codes = {}
+    for dotted in names + list(checkpoint.library.get(exercise, ())):
+        module_name, _, attr = dotted.rpartition(".")
+        try:
+            obj = getattr(importlib.import_module(module_name), attr, None)
+        except Exception:
+            continue
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            codes[code] = attr
+    return codes
 
 
 class _Watch:
     """Run code with a time limit (SIGALRM, main thread only) and notice calls into
     given code objects (``sys.setprofile``), restoring whatever was there before."""
 
-    def __init__(self, timeout: float | None, forbidden: set):
+    def __init__(self, timeout: float | None, forbidden: Mapping):
         self.timeout = timeout if timeout and hasattr(signal, "setitimer") else None
         if threading.current_thread() is not threading.main_thread():
             self.timeout = None
         self.forbidden = forbidden
-        self.called_forbidden = False
+        self.called_forbidden = ""  # the name of the first one called
 
     def _profile(self, frame, event, arg):
-        if event == "call" and frame.f_code in self.forbidden:
-            self.called_forbidden = True
+        if event == "call" and frame.f_code in self.forbidden and not self.called_forbidden:
+            self.called_forbidden = self.forbidden[frame.f_code]
 
     def __enter__(self):
         self._start = time.monotonic()
@@ -697,6 +713,22 @@ class _Watch:
         return False
 
 
+def _default_values(fn: Any) -> dict[str, Any]:
+    """The default values of a plain function's parameters, by name."""
+    if not isinstance(fn, types.FunctionType):
+        return {}
+    names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    given = dict(zip(names[len(names) - len(fn.__defaults__ or ()):], fn.__defaults__ or ()))
+    return given | (fn.__kwdefaults__ or {})
+
+
+def _defaults(fn: Any) -> dict[str, Any]:
+    """A picture of the mutable default values of a plain function's parameters (a
+    list, dict, set or array given as ``def f(x, out=[])``), by parameter name."""
+    return {name: _freeze(value) for name, value in _default_values(fn).items()
+            if isinstance(value, (list, dict, set, bytearray)) or _as_numpy(value) is not None}
+
+
 def _stub_spy(fn: Callable) -> tuple[Callable, list]:
     """Wrap a plain function so that a NotImplementedError it raises is recorded even
     when a test swallows it (``NotImplementedError`` is a ``RuntimeError``: a test that
@@ -716,7 +748,7 @@ def _stub_spy(fn: Callable) -> tuple[Callable, list]:
     return spy, seen
 
 
-def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) -> Row:
+def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: Mapping) -> Row:
     row = Row(test.name, test.exercise, "pass", test.points, test.points, hint=test.hint,
               hidden=test.hidden, stretch=test.stretch)
     watch = _Watch(timeout, forbidden)
@@ -755,7 +787,7 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: set) ->
         row.message = "not filled in yet: still raises NotImplementedError"
     if row.status == "pass" and watch.called_forbidden:
         row.status = "delegates"
-        row.message = (f"{test.exercise} calls the library's own {test.exercise}: "
+        row.message = (f"{test.exercise} calls the library's own {watch.called_forbidden}: "
                        "write the computation yourself")
     if row.status != "pass":
         row.points = 0
@@ -788,6 +820,7 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
                              f"its exercises are {checkpoint.exercises}")
         tests = [t for t in tests if t.exercise == exercise]
     result = CheckResult(checkpoint.lesson, checkpoint.title, exercise=exercise)
+    defaults_before: dict[str, dict] = {}
     for test in tests:
         fn = namespace.get(test.exercise, _MISSING)
         base = Row(test.name, test.exercise, "", 0, test.points, hint=test.hint,
@@ -806,8 +839,15 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
         if base.status:
             result.rows.append(base)
             continue
-        forbidden = _reference_codes(checkpoint.reference, test.exercise) if require_local else set()
+        forbidden = _reference_codes(checkpoint, test.exercise) if require_local else {}
+        if test.exercise not in defaults_before and _defaults(fn):
+            defaults_before[test.exercise] = _defaults(fn)
         result.rows.append(_run_one(test, fn, timeout, forbidden))
+    for ex, before in defaults_before.items():
+        after = _defaults(namespace.get(ex))
+        grown = [name for name, value in before.items() if after.get(name) != value]
+        if grown:
+            result.grown_defaults[ex] = grown
     if diagnose:
         diagnose_rows(checkpoint, result, namespace, timeout=timeout)
     return result
@@ -827,7 +867,10 @@ def _outcome(row: Row) -> tuple[bool, str]:
     got = _ADDRESS.sub(" at 0x...", row.got)
     if got.startswith("raised RecursionError"):  # its message depends on where it hit
         got = "raised RecursionError"
-    return (False, f"{row.status}: {got}")
+    # the call's inputs too (not the function's name): the same wrong value from another
+    # input is another mistake
+    call = _ADDRESS.sub(" at 0x...", re.sub(r"^[\w.]+(?=\()", "", row.call))
+    return (False, f"{row.status}: {call} -> {got}")
 
 
 def misconception_outcomes(checkpoint: Checkpoint, exercise: str,
@@ -945,6 +988,9 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
         rows = by_exercise.get(ex, [])
         if ex not in failing or any(r.status in FUNCTION_STATUSES for r in rows):
             continue
+        if ex in result.grown_defaults and _blame_shared_default(
+                checkpoint, namespace.get(ex), result.grown_defaults[ex], rows, timeout):
+            continue
         known = misconception_outcomes(checkpoint, ex, timeout)
         outcomes = {r.test: _outcome(r) for r in rows}
         match = _match(known, outcomes)
@@ -983,6 +1029,53 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                 first.hint = f"{first.hint} Stuck on {ex}? {level_one}"
             elif level_one:
                 first.hint = level_one
+
+
+def _blame_shared_default(checkpoint: Checkpoint, fn: Any, grown: list[str], rows: list[Row],
+                          timeout: float | None) -> bool:
+    """Diagnose the failing rows of an exercise whose default argument grew during the
+    tests (``def f(x, out=[])``: one object, made when ``def`` ran, that each call adds
+    to), when it passes with that default new and empty at each call. Returns whether
+    that explained any row: the shared default is then the root cause, and the other
+    rows keep their own hints."""
+    tests = {t.name: t for t in checkpoint.tests}
+    values = _default_values(fn)
+    empty = {list: "[]", dict: "{}", set: "set()"}.get(type(values[grown[0]]), "a new one")
+    text = (f"the default value of {grown[0]} (def {fn.__name__}(..., {grown[0]}=...)) is one "
+            f"object, made once when def ran and shared by every call: each call adds to what "
+            f"the calls before it left there. Default to None and make a new one in each "
+            f"call: if {grown[0]} is None: {grown[0]} = {empty}")
+
+    argnames = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    positional = argnames[len(argnames) - len(fn.__defaults__ or ()):]
+
+    def fresh() -> Callable:
+        """``fn`` with each grown default a new, empty one of its type."""
+        new = {name: type(values[name])() if isinstance(values[name], (list, dict, set,
+               bytearray)) else copy.deepcopy(values[name]) for name in grown}
+        clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, tuple(
+            new.get(name, value) for name, value in zip(positional, fn.__defaults__ or ())),
+            fn.__closure__)
+        clone.__kwdefaults__ = {name: new.get(name, value)
+                                for name, value in (fn.__kwdefaults__ or {}).items()} or None
+        return clone
+
+    @functools.wraps(fn)
+    def each_call_fresh(*args, **kwargs):
+        return fresh()(*args, **kwargs)
+
+    explained = False
+    for r in rows:
+        if r.status not in _FAILED or r.test not in tests:
+            continue
+        try:
+            passes = _run_one(tests[r.test], each_call_fresh, timeout, {}).passed
+        except Exception:  # a default that cannot be copied
+            passes = False
+        if passes:
+            r.diagnosis, r.hint = text, ""
+            explained = True
+    return explained
 
 
 def _outcomes_with_reference(checkpoint: Checkpoint, namespace: Mapping[str, Any],

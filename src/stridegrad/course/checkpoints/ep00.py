@@ -1,13 +1,21 @@
-"""Checkpoint 00 (welcome): the warm-up exercises, ``flatten``, ``shape_of`` and
-``dtype_of``."""
+"""Checkpoint 00 (welcome): the warm-up exercises, ``flatten``, ``shape_of``,
+``dtype_of`` and ``to_bytes``."""
 
 from __future__ import annotations
+
+import struct
 
 from stridegrad.course.checks import ANY, Checkpoint, expect
 
 __all__ = ["checkpoint"]
 
-checkpoint = Checkpoint("00_welcome", "welcome")
+# what stridegrad.array.asarray does with a nested list is these three exercises: a
+# function that calls it (or its helpers) instead gets no credit
+_ASARRAY = ("stridegrad.array.asarray", "stridegrad.array._creation._flatten",
+            "stridegrad.array._creation._infer", "stridegrad.array._core._infer_dtype")
+checkpoint = Checkpoint("00_welcome", "welcome", library={
+    "flatten": _ASARRAY, "shape_of": _ASARRAY, "dtype_of": _ASARRAY, "to_bytes": _ASARRAY,
+    "unflatten": _ASARRAY + ("stridegrad.array.reshape",)})
 
 
 @checkpoint.test("flatten", hint="Walk the rows in order and add each row's numbers to one list.")
@@ -44,7 +52,7 @@ def empty_list(flatten):
 def leaves_the_input_alone(flatten):
     # only the inputs: a wrong result is the other tests' business
     expect(flatten, [[1, 2], [3, 4]], returns=ANY, unchanged=True)
-    expect(flatten, [[[5], 6], [7]], returns=ANY, unchanged=True)
+    expect(flatten, [[[5, 6]], [[7, 8]]], returns=ANY, unchanged=True)
 
 
 @checkpoint.test("flatten", hint="Return a new list even when the input is already flat: the "
@@ -84,7 +92,8 @@ def empty_lists(shape_of):
 
 
 @checkpoint.test("shape_of", hint="Rows of 2 and of 1 numbers have no common shape: raise "
-                                  "ValueError naming both sizes, as NumPy does.")
+                                  "ValueError naming both sizes. NumPy refuses them too, but "
+                                  "its message names no sizes: yours should.")
 def rejects_ragged_rows(shape_of):
     expect(shape_of, [[1, 2], [3]], raises=ValueError, naming=((2,), (1,)))
     expect(shape_of, [[1], [2, 3, 4]], raises=ValueError, naming=((1,), (3,)))
@@ -94,6 +103,15 @@ def rejects_ragged_rows(shape_of):
                                   "item of shape (2,) with one of shape ().")
 def rejects_a_number_beside_a_list(shape_of):
     expect(shape_of, [[1, 2], 3], raises=ValueError)
+
+
+@checkpoint.test("shape_of", hint="Items of the same length can still differ further down: "
+                                  "[[[1, 2]], [[3]]] has two items of length 1 whose rows "
+                                  "have 2 and 1 numbers. Compare the items' whole shapes.",
+                 hint_for=("compares lengths only",))
+def rejects_raggedness_deeper_down(shape_of):
+    expect(shape_of, [[[1, 2]], [[3]]], raises=ValueError)
+    expect(shape_of, [[1, 2], [3, [4]]], raises=ValueError)
 
 
 # ------------------------------------------------------------------ dtype_of
@@ -144,6 +162,61 @@ def rejects_what_is_not_a_number(dtype_of):
     expect(dtype_of, [1, 2j], raises=TypeError, naming=("2j", "complex"))
 
 
+# ------------------------------------------------------------------ to_bytes
+
+@checkpoint.test("to_bytes", hint="A float64 slot is 8 bytes, the least significant first: "
+                                  "struct's '<d' for each number, all in one bytes object.")
+def packs_float64(to_bytes):
+    expect(to_bytes, [1.0, -2.5], "float64", returns=struct.pack("<2d", 1.0, -2.5))
+
+
+@checkpoint.test("to_bytes", hint="An int64 slot is 8 bytes too, not 4: struct's standard "
+                                  "size for 'q'. A negative int is stored as struct stores it "
+                                  "(two's complement).")
+def packs_int64(to_bytes):
+    expect(to_bytes, [1, -2, 3], "int64", returns=struct.pack("<3q", 1, -2, 3))
+
+
+@checkpoint.test("to_bytes", hint="Least significant byte first: 258 is 0x0102, stored as "
+                                  "02 01 00 00 00 00 00 00.",
+                 hint_for=("big-endian",))
+def least_significant_byte_first(to_bytes):
+    expect(to_bytes, [258], "int64", returns=b"\x02\x01" + bytes(6))
+    expect(to_bytes, [1.0], "float64", returns=bytes(6) + b"\xf0\x3f")
+
+
+@checkpoint.test("to_bytes", hint="In a float64 block every slot is a float64: the int 1 and "
+                                  "True are stored as 1.0. The dtype picks one format for the "
+                                  "whole block, not each number's type.",
+                 hint_for=("each number's type picks its format",))
+def ints_in_a_float64_block(to_bytes):
+    expect(to_bytes, [1, 2.5, True], "float64", returns=struct.pack("<3d", 1.0, 2.5, 1.0))
+    expect(to_bytes, [True, 7], "int64", returns=struct.pack("<2q", 1, 7))
+
+
+@checkpoint.test("to_bytes", hint="A bool slot is one byte, 1 for True and 0 for False: "
+                                  "struct's '?'.",
+                 hint_for=("bools in 8 bytes",))
+def bools_take_one_byte(to_bytes):
+    expect(to_bytes, [True, False, True], "bool", returns=b"\x01\x00\x01")
+
+
+@checkpoint.test("to_bytes", hint="No numbers, no slots: b'', whatever the dtype.")
+def no_numbers_no_bytes(to_bytes):
+    expect(to_bytes, [], "float64", returns=b"")
+    expect(to_bytes, [], "bool", returns=b"")
+
+
+@checkpoint.test("to_bytes", hint="Only 'bool', 'int64' and 'float64' are known: for 'float32' "
+                                  "raise ValueError naming it and the three you know.",
+                 hint_for=("KeyError for an unknown dtype", "no dtype check"))
+def rejects_an_unknown_dtype(to_bytes):
+    expect(to_bytes, [1.0], "float32", raises=ValueError,
+           naming=("float32", "bool", "int64", "float64"))
+    expect(to_bytes, [1, 2], "int32", raises=ValueError,
+           naming=("int32", "bool", "int64", "float64"))
+
+
 # ------------------------------------------------------------------ stretch: unflatten
 
 @checkpoint.test("unflatten", hint="Two rows of three: the first three numbers are row 0.",
@@ -170,6 +243,14 @@ def unflattens_three_levels(unflatten):
                                    "[], with no block size to divide by.", stretch=True)
 def a_shape_with_no_rows(unflatten):
     expect(unflatten, [], (0, 3), returns=[])
+
+
+@checkpoint.test("unflatten", hint="(2, 0) is two rows with nothing in them: [[], []]. The "
+                                   "shape, not the numbers, says how many lists to make.",
+                 stretch=True)
+def rows_with_no_numbers(unflatten):
+    expect(unflatten, [], (2, 0), returns=[[], []])
+    expect(unflatten, [], (1, 3, 0), returns=[[[], [], []]])
 
 
 @checkpoint.test("unflatten", hint="A 1-D shape is one list of numbers, not a list of lists.",

@@ -7,7 +7,7 @@ HINTS = {
         "Recursion: flatten each item with flatten itself and join the pieces. A lone "
         "number is the base case: the list of that one number.",
         "In full:\n\n"
-        "    if data is a list:\n"
+        "    if data is a list or a tuple:\n"
         "        out = []\n"
         "        for item in data: out.extend(flatten(item))\n"
         "        return out\n"
@@ -39,6 +39,18 @@ HINTS = {
         "        if type(v) not in rank: raise TypeError naming v and type(v).__name__\n"
         "    highest = max of rank[type(v)] over flat, default 2\n"
         "    return (\"bool\", \"int64\", \"float64\")[highest]",
+    ],
+    "to_bytes": [
+        "Which struct format character is each dtype's slot, at its standard size? And what "
+        "decides the slot of a number: its own type, or the dtype?",
+        "One format for the whole block, picked from dtype: 'd' for float64 (struct turns an "
+        "int into a float for it), 'q' for int64, '?' for bool, after '<' (standard sizes, "
+        "least significant byte first). struct.pack takes a count: '<3d' packs three numbers "
+        "into one bytes object. Any other dtype: ValueError naming it and the three.",
+        "In full:\n\n"
+        "    formats = {\"bool\": \"?\", \"int64\": \"q\", \"float64\": \"d\"}\n"
+        "    if dtype not in formats: raise ValueError naming dtype and the three\n"
+        "    return struct.pack(\"<\" + str(len(flat)) + formats[dtype], *flat)",
     ],
     "unflatten": [
         "The first size of the shape says how many items the outer list has; what is each "

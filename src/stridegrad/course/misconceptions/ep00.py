@@ -1,5 +1,5 @@
 """Known mistakes in checkpoint 00's exercises (welcome): ``flatten``, ``shape_of``,
-``dtype_of`` and the stretch ``unflatten``."""
+``dtype_of``, ``to_bytes`` and the stretch ``unflatten``."""
 
 from stridegrad.course.misconceptions import Misconception
 
@@ -8,7 +8,8 @@ MISCONCEPTIONS = {
     "flatten": [
         Misconception("one level only",
           "flattens one level only: rows of numbers come out right, but deeper lists stay "
-          "nested and a lone number raises",
+          "nested, and a number where a row should be (flatten([7, 8, 9]), flatten(42)) "
+          "raises TypeError",
           "def flatten(data):\n    return [x for row in data for x in row]\n"),
         Misconception("reversed order",
           "walks the items from last to first: every number is there, in reverse order",
@@ -145,6 +146,22 @@ MISCONCEPTIONS["shape_of"] = [
       "gives a lone number the shape (1,): a number has no levels at all, so its shape is "
       "the empty tuple (), as NumPy's np.array(7).shape",
       _shape_of(number="(1,)")),
+    Misconception("compares lengths only",
+      "compares the items' lengths, then takes the rest of the shape from the first item "
+      "alone: [[[1, 2]], [[3]]] has two items of length 1 and gets the shape (2, 1, 2), "
+      "though their rows have 2 and 1 numbers; compare the items' whole shapes",
+      """
+def shape_of(data):
+    if not isinstance(data, (list, tuple)):
+        return ()
+    if not data:
+        return (0,)
+    sizes = [len(x) if isinstance(x, (list, tuple)) else None for x in data]
+    for size in sizes[1:]:
+        if size != sizes[0]:
+            raise ValueError(f"items of sizes {sizes[0]} and {size}")
+    return (len(data),) + shape_of(data[0])
+"""),
     Misconception("an empty list has shape ()",
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
@@ -248,6 +265,64 @@ def dtype_of(flat):
     return float""")),
 ]
 
+# ------------------------------------------------------------------ to_bytes
+
+_TO_BYTES = """
+import struct
+def to_bytes(flat, dtype):
+    formats = {FORMATS}
+    {CHECK}
+    return {PACK}
+"""
+_DTYPE_CHECK = ("if dtype not in formats:\n        raise ValueError(f'unknown dtype {dtype!r}: "
+                "not bool, int64 or float64')")
+
+
+def _to_bytes(formats="{'bool': '?', 'int64': 'q', 'float64': 'd'}", check=_DTYPE_CHECK,
+              pack="struct.pack('<' + str(len(flat)) + formats[dtype], *flat)"):
+    return (_TO_BYTES.replace("{FORMATS}", formats).replace("{CHECK}", check)
+            .replace("{PACK}", pack))
+
+
+MISCONCEPTIONS["to_bytes"] = [
+    Misconception("big-endian",
+      "puts the most significant byte first ('>'): 258 comes out 00 00 00 00 00 00 01 02; "
+      "NumPy, x86 and ARM put the least significant byte first ('<'), so a reader of the "
+      "block gets other numbers",
+      _to_bytes(pack="struct.pack('>' + str(len(flat)) + formats[dtype], *flat)")),
+    Misconception("4-byte ints",
+      "packs an int64 into 4 bytes ('i' or 'l', whose standard size is 4): int64 means 64 "
+      "bits, 8 bytes, struct's 'q'",
+      _to_bytes(formats="{'bool': '?', 'int64': 'i', 'float64': 'd'}")),
+    Misconception("float32 slots",
+      "packs a float64 into 4 bytes ('f', a float32): float64 means 64 bits, 8 bytes, "
+      "struct's 'd'",
+      _to_bytes(formats="{'bool': '?', 'int64': 'q', 'float64': 'f'}")),
+    Misconception("bools in 8 bytes",
+      "packs a bool into 8 bytes, as an int64: NumPy's bool slot is 1 byte (struct's '?'), "
+      "so [True, False, True] is b'\\x01\\x00\\x01', three bytes",
+      _to_bytes(formats="{'bool': 'q', 'int64': 'q', 'float64': 'd'}")),
+    Misconception("each number's type picks its format",
+      "picks each number's format from its Python type instead of from the dtype: in a "
+      "float64 block the int 1 is packed as an int64 ('q'), whose bytes read as a float are "
+      "5e-324, not 1.0; one dtype, one format for every slot",
+      _to_bytes(pack="b''.join(struct.pack('<' + {bool: '?', int: 'q', float: 'd'}[type(v)], v) "
+                     "for v in flat)")),
+    Misconception("a list of bytes",
+      "returns a list with one bytes object per number: the block is one bytes object, the "
+      "slots joined end to end (b''.join(...), or one struct.pack with a count)",
+      _to_bytes(pack="[struct.pack('<' + formats[dtype], v) for v in flat]")),
+    Misconception("KeyError for an unknown dtype",
+      "looks the dtype up in a dict without checking it first: 'float32' raises KeyError, "
+      "where the caller needs a ValueError that names it and the three dtypes you know",
+      _to_bytes(check="pass")),
+    Misconception("no dtype check",
+      "packs an unknown dtype as something else (dict.get with a default): 'float32' gives "
+      "float64 bytes instead of a ValueError that names it and the three dtypes you know",
+      _to_bytes(check="pass", pack="struct.pack('<' + str(len(flat)) + formats.get(dtype, 'd'), "
+                                   "*flat)")),
+]
+
 # ------------------------------------------------------------------ stretch: unflatten
 
 _UNFLATTEN = """
@@ -293,6 +368,25 @@ MISCONCEPTIONS["unflatten"] = [
       "that divides by zero; the product of shape[1:] is the size of a block",
       _unflatten().replace("step = n // shape[0] if shape[0] else 0",
                            "step = len(flat) // shape[0]")),
+    Misconception("groups bottom-up",
+      "builds the lists from the inside out, cutting the numbers into rows of the last "
+      "size: with no numbers there is nothing to cut, so the outer sizes are lost "
+      "(unflatten([], (2, 0)) must be two empty rows, [[], []]); make the lists from the "
+      "outside in, counting them from the shape",
+      """
+def unflatten(flat, shape):
+    n = 1
+    for d in shape:
+        n *= d
+    if len(flat) != n:
+        raise ValueError(f"{len(flat)} numbers cannot fill shape {shape}")
+    if not shape:
+        return flat[0]
+    out = list(flat)
+    for d in reversed(shape[1:]):
+        out = [out[i:i + d] for i in range(0, len(out), d)]
+    return out
+"""),
     Misconception("returns a 1-D input itself",
       "returns flat itself when the shape has one axis: the numbers are right, but the "
       "result is the caller's list, so changing one changes the other",
