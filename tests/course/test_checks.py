@@ -19,7 +19,7 @@ from stridegrad.course.checks import (
     load_checkpoint,
     load_checkpoint_file,
     _format_call,
-    _short,
+    short_repr,
     raised,
 )
 from stridegrad.course.misconceptions import Misconception, for_episode
@@ -743,20 +743,20 @@ def test_a_row_shows_functions_by_name_and_big_arrays_summarised():
             return True, ""
         return available
 
-    assert _short(outer()) == "available" and _short(lambda v: v) == "a lambda"
-    assert _short(np) == "numpy" and _short(str) == "str"  # no file path, no <class ...>
-    assert " at 0x" not in _short(object())
+    assert short_repr(outer()) == "available" and short_repr(lambda v: v) == "a lambda"
+    assert short_repr(np) == "numpy" and short_repr(str) == "str"  # no file path, no <class ...>
+    assert " at 0x" not in short_repr(object())
     call = _format_call("conv2d", (np.zeros((1, 3, 5, 5)), np.arange(6.0).reshape(2, 3)), {})
     assert call == ("conv2d(array of shape (1, 3, 5, 5), float64: [0., 0., 0., ..., 0., 0., 0.] "
                     "(flattened), array([[0., 1., 2.], [3., 4., 5.]]))")
     # an answer that fits is shown whole, however many numbers it has
-    assert _short(np.arange(20.0)).count(",") == 19
+    assert short_repr(np.arange(20.0)).count(",") == 19
 
     class Listing:  # a repr of one statement per line, as the graphs of lesson 11
         def __repr__(self):
             return "x = input()\ny = exp(x)\nreturn y"
 
-    assert _short(Listing()) == "x = input(); y = exp(x); return y"
+    assert short_repr(Listing()) == "x = input(); y = exp(x); return y"
 
 
 def test_an_error_message_in_got_is_whole():

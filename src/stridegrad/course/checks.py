@@ -56,12 +56,14 @@ __all__ = [
     "Row",
     "Test",
     "check",
+    "cut_between_items",
     "expect",
     "fail",
     "load_checkpoint",
     "load_checkpoint_file",
     "raised",
     "run_checkpoint",
+    "short_repr",
 ]
 
 #: Every status a row can have, with the word shown to learners.
@@ -153,17 +155,19 @@ def _one_line(text: str) -> str:
     return " ".join(out.split())
 
 
-def _short(value: Any, limit: int = VALUE_LIMIT) -> str:
+def short_repr(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """``value`` as a row of the table shows it: a readable repr on one line, at most
+    ``limit`` characters, cut between items (for your own :class:`CheckFailure`)."""
     try:
         text = _readable_repr(value, limit)
     except BaseException as exc:  # a learner's object with a broken __repr__
         if isinstance(exc, KeyboardInterrupt):
             raise
         text = f"<{type(value).__name__} with a broken repr>"
-    return _cut_between_items(_one_line(text), limit)
+    return cut_between_items(_one_line(text), limit)
 
 
-def _cut_between_items(text: str, limit: int) -> str:
+def cut_between_items(text: str, limit: int) -> str:
     """``text`` if short enough, else its head cut after the last ", " that fits
     (so no number, name or string is cut in two) and marked with " ...", with the
     item count left out."""
@@ -177,7 +181,7 @@ def _cut_between_items(text: str, limit: int) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return _cut_between_items(" ".join(str(text).split()), limit)
+    return cut_between_items(" ".join(str(text).split()), limit)
 
 
 class _Anything:
@@ -198,7 +202,7 @@ def raised(exc: BaseException) -> str:
 
 
 def _format_call(name: str, args: tuple, kwargs: dict) -> str:
-    parts = [_short(a, 200) for a in args] + [f"{k}={_short(v, 200)}" for k, v in kwargs.items()]
+    parts = [short_repr(a, 200) for a in args] + [f"{k}={short_repr(v, 200)}" for k, v in kwargs.items()]
     return f"{name}({', '.join(parts)})"
 
 
@@ -250,9 +254,9 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
     if (returns is _MISSING) == (raises is None):
         raise TypeError("expect() needs exactly one of returns=... or raises=...")
     call = _format_call(_name_of(fn), args, kwargs)
-    want = f"raises {raises.__name__}" if raises is not None else _short(returns)
+    want = f"raises {raises.__name__}" if raises is not None else short_repr(returns)
     if naming:
-        want += " naming " + " and ".join(_short(v) for v in naming)
+        want += " naming " + " and ".join(short_repr(v) for v in naming)
     before = _freeze((args, kwargs)) if unchanged else None
     try:
         if copy_inputs and not unchanged:
@@ -273,9 +277,9 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
         raise CheckFailure(call, want, raised(exc),
                            kind="error") from exc
     if raises is not None:
-        raise CheckFailure(call, want, f"returned {_short(got)}")
+        raise CheckFailure(call, want, f"returned {short_repr(got)}")
     if returns is not ANY and not _equal(got, returns):
-        shown = _short(got)
+        shown = short_repr(got)
         if isinstance(returns, (tuple, list)) and type(got) is not type(returns):
             shown += f" (a {type(got).__name__}, not a {type(returns).__name__})"
         raise CheckFailure(call, want, shown)
@@ -351,17 +355,17 @@ def _check_unchanged(call: str, args: tuple, kwargs: dict, before: Any, got: Any
     for k, (b, a) in enumerate(zip(before_args[1], after_args[1])):
         if a != b:
             raise CheckFailure(f"argument {k + 1} after {call}", "unchanged",
-                               f"changed in place to {_short(args[k])}")
+                               f"changed in place to {short_repr(args[k])}")
     if before_kwargs != after_kwargs:
         raise CheckFailure(f"the keyword arguments after {call}", "unchanged",
-                           f"changed in place to {_short(kwargs)}")
+                           f"changed in place to {short_repr(kwargs)}")
     if got is None:
         return
     inputs = _mutable_parts((args, kwargs), {})
     shared = [v for i, v in _mutable_parts(got, {}).items() if i in inputs]
     if shared:
         what = ("the input itself" if shared[0] is got
-                else f"{_short(got)}, which holds the input's own {_short(shared[0])}")
+                else f"{short_repr(got)}, which holds the input's own {short_repr(shared[0])}")
         raise CheckFailure(f"what {call} returned", "a new object, sharing nothing with the "
                                                     "inputs", what)
 
@@ -381,7 +385,7 @@ def _fresh(obj: Any) -> Any:
 
 def fail(call: str, expected: Any, got: Any) -> None:
     """Fail the current test with a custom description (values are shown with ``repr``)."""
-    raise CheckFailure(call, _short(expected), _short(got))
+    raise CheckFailure(call, short_repr(expected), short_repr(got))
 
 
 @dataclass(frozen=True)
@@ -831,7 +835,7 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
                             "(or check its spelling)")
         elif not callable(fn):
             base.status = "error"
-            base.message = f"{test.exercise} should be a function, but it is {_short(fn)}"
+            base.message = f"{test.exercise} should be a function, but it is {short_repr(fn)}"
         elif require_local and _origin(fn) is not None:
             base.status = "imported"
             base.message = (f"{test.exercise} comes from {_origin(fn)}, not from this notebook: "

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from stridegrad.course.checks import VALUE_LIMIT, CheckFailure, _cut_between_items
+from stridegrad.course.checks import VALUE_LIMIT, CheckFailure, cut_between_items
 
 __all__ = ["same_array", "show"]
 
@@ -38,7 +38,7 @@ def show(value: Any, limit: int = VALUE_LIMIT) -> str:
         values = np.array2string(np.round(np.ravel(value).astype(float), 6), threshold=6,
                                  edgeitems=3, separator=", ", max_line_width=10**6)
         text = f"{' '.join(values.split())} (flattened) shape {value.shape}"
-    return _cut_between_items(text, limit)
+    return cut_between_items(text, limit)
 
 
 def same_array(call: str, got: Any, expected: Any, atol: float = 1e-6,

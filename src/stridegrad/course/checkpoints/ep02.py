@@ -9,7 +9,7 @@ come from.
 
 from __future__ import annotations
 
-from stridegrad.course.checks import CheckFailure, Checkpoint, _short, expect
+from stridegrad.course.checks import CheckFailure, Checkpoint, short_repr, expect
 
 __all__ = ["checkpoint"]
 
@@ -232,7 +232,7 @@ def inserting_a_size_one_axis_is_a_view(reshape_strides):
         want = ["any stride"] * 3
         want[keep[0]], want[keep[1]] = "1", "3"
         if not isinstance(got, tuple) or len(got) != 3 or (got[keep[0]], got[keep[1]]) != (1, 3):
-            raise CheckFailure(call, f"({', '.join(want)})", _short(got))
+            raise CheckFailure(call, f"({', '.join(want)})", short_repr(got))
 
 
 @checkpoint.test("reshape_strides", hint="Check the element counts first: 6 elements cannot "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import math
 
-from stridegrad.course.checks import CheckFailure, Checkpoint, _short, expect, fail
+from stridegrad.course.checks import CheckFailure, Checkpoint, short_repr, expect, fail
 from stridegrad.course.designs import (
     AccumulateGrad,
     AddBackward,
@@ -185,10 +185,10 @@ def _check_counts(call, got, want, names):
     def text(pairs):
         pairs = list(pairs)
         more = f", ... ({len(pairs)} entries)" if len(pairs) > 12 else ""
-        return "{" + ", ".join(f"{k}: {_short(v, 40)}" for k, v in pairs[:12]) + more + "}"
+        return "{" + ", ".join(f"{k}: {short_repr(v, 40)}" for k, v in pairs[:12]) + more + "}"
     if not isinstance(got, dict):
-        raise CheckFailure(call, text(want.items()), _short(got))
-    named = [(names.get(id(k), _short(k, 80)), v) for k, v in got.items()]
+        raise CheckFailure(call, text(want.items()), short_repr(got))
+    named = [(names.get(id(k), short_repr(k, 80)), v) for k, v in got.items()]
     if len(dict(named)) != len(got) or dict(named) != want:
         raise CheckFailure(call, text(want.items()), text(named))
 

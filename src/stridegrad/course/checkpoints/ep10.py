@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 import stridegrad.array as sa
-from stridegrad.course.checks import (VALUE_LIMIT, CheckFailure, Checkpoint, _cut_between_items,
-                                     _short, expect, fail, raised)
+from stridegrad.course.checks import (VALUE_LIMIT, CheckFailure, Checkpoint, cut_between_items,
+                                     short_repr, expect, fail, raised)
 
 try:  # a dev dependency; the checkpoint works without it
     import array_api_strict as _strict
@@ -125,7 +125,7 @@ def _show(value: Any, limit: int = VALUE_LIMIT) -> str:
             text = repr(value)
     except Exception:  # noqa: BLE001 - a learner's result may fail in any way
         text = f"<{type(value).__name__}>"
-    return _cut_between_items(" ".join(text.split()), limit)
+    return cut_between_items(" ".join(text.split()), limit)
 
 
 def _call(call: str, fn, *args, **kwargs):
@@ -155,7 +155,7 @@ def _raises(call: str, fn, args: tuple, kind: type, *names: str) -> None:
     except Exception as exc:
         raise CheckFailure(call, f"raises {kind.__name__}",
                            raised(exc), kind="error") from exc
-    raise CheckFailure(call, f"raises {kind.__name__}", f"returned {_short(got)}")
+    raise CheckFailure(call, f"raises {kind.__name__}", f"returned {short_repr(got)}")
 
 
 def _same_array(call: str, got: Any, xp: ModuleType, expected: list, dtype_name: str) -> None:
