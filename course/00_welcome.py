@@ -81,7 +81,8 @@ for epoch in range(5):
 # One rule: define the exercises yourself, with `def` in this notebook. A
 # function that was not defined here (imported from the library or from any
 # other module, or one that just calls the library's version) gets no credit;
-# `check()` says so.
+# `check()` says so. In this lesson that goes for NumPy too: what NumPy does
+# with a nested list is what you are writing.
 
 # %% [markdown]
 # ## Exercise 1 · `flatten`
@@ -144,7 +145,7 @@ check("00", "flatten", namespace={"flatten": one_level_flatten})
 # *how*: working that out is the exercise. When you are stuck, `hint("00",
 # "flatten")` prints a nudge; calling it again prints the next level, up to
 # the full idea in pseudo-code, and `level=k` jumps to level `k` (`flatten`
-# has three; some exercises have four). Take one level at a time and try
+# has three; in later lessons some exercises have four). Take one level at a time and try
 # again in between. A failing `check` shows what the failing test looks at and
 # level 1, unless it recognises your mistake, in which case it names it.
 
@@ -306,12 +307,13 @@ dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False]), dtype_of([True
 # `1.0`). The struct cell above packed one number with `struct.pack`; the
 # [format characters](https://docs.python.org/3/library/struct.html#format-characters)
 # of Python's `struct` documentation name one for each kind of slot. Use
-# their *standard* sizes, 8 bytes for `int64` and `float64` and 1 for `bool`,
-# and put the least significant byte first (**little-endian**, the `<` you
-# saw above), as every x86 and ARM processor does: then NumPy can read your
-# block as it is. Use `struct`, not NumPy, to make the block: NumPy is what
-# will read it. (`check()` shows bytes as `bytes.fromhex('02 01 00 ...')`,
-# one pair of hex digits per byte, as `.hex(" ")` prints them.)
+# their *standard* sizes, 8 bytes for `int64` and `float64` and 1 for `bool`
+# (a format that starts with `<` uses them; without it, struct uses your
+# machine's own, and `'l'` is 8 bytes on Linux but 4 on Windows), and put the
+# least significant byte first (**little-endian**, the `<` again), as x86 and
+# ARM processors do: then NumPy can read your block as it is. (`check()` shows
+# bytes as `bytes.fromhex('02 01 00 ...')`, one pair of hex digits per byte,
+# as `.hex(" ")` prints them.)
 
 # %%
 #| exercise: to_bytes
@@ -367,10 +369,10 @@ to_bytes([1, 258], "int64").hex(" ")
 #| calls-exercise
 import numpy as np
 
-data = [[1, 2, 3], [4, 5, 6.5]]
-flat = flatten(data)
+nested = [[1, 2, 3], [4, 5, 6.5]]
+flat = flatten(nested)
 block = bytearray(to_bytes(flat, dtype_of(flat)))  # a bytearray can change in place
-arr = np.frombuffer(block, dtype=dtype_of(flat)).reshape(shape_of(data))
+arr = np.frombuffer(block, dtype=dtype_of(flat)).reshape(shape_of(nested))
 print(arr)
 block[32:40] = struct.pack("<d", 50.0)  # slot 4 is bytes 32 to 39
 print(arr)
@@ -381,16 +383,17 @@ print(arr)
 # is where episode 01 begins.
 #
 # The library's own `stridegrad.array.asarray` does your first three steps
-# when you give it a nested list; it keeps the numbers in a Python list
-# rather than in bytes, because episodes 01 to 05 build on a list you can
-# print and read:
+# when you give it a nested list, and stores every number as the dtype, as
+# your `to_bytes` does (the int 1 becomes 1.0). It keeps them in a Python
+# list rather than in bytes, because episodes 01 to 05 build on a list you
+# can print and read:
 
 # %%
 #| calls-exercise
 from stridegrad import array as sga
 
-print("yours:  ", flatten(data), shape_of(data), dtype_of(flatten(data)))
-a = sga.asarray(data)
+print("yours:  ", flatten(nested), shape_of(nested), dtype_of(flatten(nested)))
+a = sga.asarray(nested)
 print("library:", a.storage, a.shape, a.dtype)
 
 # %% [markdown]
@@ -414,7 +417,7 @@ def box(x, y, w, h, text, color):
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
 
-box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(episodes 06-12)", "#fde9c9")
+box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(episodes 06-09)", "#fde9c9")
 box(1.5, 1.75, 6, 0.8, "the array API: add, matmul, sum, reshape, ...", "#dbe9f7")
 for k, (name, text) in enumerate([("python", "stridegrad.array\npure Python\nepisodes 01-05"),
                                   ("cpu", "NumPy\nfast C loops"),
@@ -537,7 +540,7 @@ def unflatten(flat, shape):
 # | `flatten(data)` | `np.asarray(data).ravel().tolist()` | `torch.tensor(data).flatten().tolist()` |
 # | `shape_of(data)` | `np.asarray(data).shape` | `torch.tensor(data).shape` |
 # | `dtype_of(flat)` | `np.asarray(flat).dtype.name` | `torch.tensor(flat).dtype` (floats: `float32`) |
-# | `to_bytes(flat, dtype)` | `np.asarray(flat, dtype).tobytes()` | `torch.tensor(flat).numpy().tobytes()` |
+# | `to_bytes(flat, dtype)` | `np.asarray(flat, dtype).tobytes()` | `torch.tensor(flat, dtype=torch.float64).numpy().tobytes()` |
 # | `sg.tensor(xb)` | `np.asarray(xb)` | `torch.tensor(xb)` |
 # | `nn.MLP([64, 128, 10])` | — | `nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))` |
 # | `nn.functional.cross_entropy` | — | `torch.nn.functional.cross_entropy` |

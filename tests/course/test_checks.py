@@ -19,6 +19,7 @@ from stridegrad.course.checks import (
     load_checkpoint,
     load_checkpoint_file,
     _format_call,
+    _names,
     short_repr,
     raised,
 )
@@ -493,14 +494,93 @@ def test_a_function_that_calls_the_librarys_own_version_is_not_credited(exercise
     assert all("asarray" in r.message for r in rows if r.status == "delegates")
 
 
+def test_a_mistake_is_named_whatever_the_function_is_called():
+    # lesson 00 checks a one-level flatten given as namespace={"flatten": one_level_flatten}:
+    # the rows' calls say one_level_flatten(...), the misconception's flatten(...)
+    ns = define("def one_level_flatten(data):\n    return [x for row in data for x in row]\n")
+    result = check("00", "flatten", namespace={"flatten": ns["one_level_flatten"]})
+    failing = [r for r in result.rows if not r.passed]
+    assert "what one_level_flatten(" in " ".join(r.call for r in failing)
+    assert {r.diagnosis for r in failing} == {
+        m.diagnosis for m in for_episode("00")["flatten"] if m.label == "one level only"}
+
+
+def test_numpy_does_not_count_as_your_own_code_in_lesson_00():
+    ns = define("""
+        import numpy as np
+        def to_bytes(flat, dtype):
+            if dtype not in ("bool", "int64", "float64"):
+                raise ValueError(f"{dtype!r}: not bool, int64 or float64")
+            return np.asarray(flat, dtype=dtype).tobytes()
+    """)
+    result = check("00", "to_bytes", namespace=ns)
+    rows = result.rows
+    # every row that reaches NumPy (all but the unknown-dtype one, its own code)
+    assert not result.passed and {r.status for r in rows} == {"delegates", "pass"}
+    assert "to_bytes calls NumPy's asarray: write the computation yourself" in {
+        r.message for r in rows}
+    # struct is fine, and so is the test's own use of NumPy (comparing, copying inputs)
+    ns = define("""
+        import struct
+        def to_bytes(flat, dtype):
+            formats = {"bool": "?", "int64": "q", "float64": "d"}
+            if dtype not in formats:
+                raise ValueError(f"{dtype!r}: not bool, int64 or float64")
+            return struct.pack("<" + formats[dtype] * len(flat), *flat)
+    """)
+    assert check("00", "to_bytes", namespace=ns).passed
+
+
+def test_rows_that_are_one_list_are_pointed_out():
+    ns = define("""
+        def unflatten(flat, shape):
+            rows, cols = shape
+            out = [[None] * cols] * rows
+            for i in range(rows):
+                for j in range(cols):
+                    out[i][j] = flat[i * cols + j]
+            return out
+    """)
+    row = check("00", "unflatten", namespace=ns).row("unflattens_a_matrix")
+    assert row.got.startswith("[[4, 5, 6], [4, 5, 6]] (items 0 and 1 are one and the same list")
+
+
+def test_an_error_message_may_write_a_shape_as_numpy_does():
+    assert _names("cannot reshape array of size 5 into shape (2,3)", (2, 3))
+    assert not _names("cannot reshape array of size 5 into shape (3,2)", (2, 3))
+
+
+def test_a_hint_about_changing_the_input_stays_for_any_change_of_the_input():
+    # no known misconception rewrites the rows in place, but the row's own hint (do not
+    # change the input) is about exactly what this failure shows; not a nudge about recursion
+    ns = define("""
+        def flatten(data):
+            if not isinstance(data, (list, tuple)):
+                return [data]
+            out = []
+            for item in data:
+                if isinstance(item, list):
+                    item[:] = flatten(item)
+                    out.extend(item)
+                else:
+                    out.extend(flatten(item))
+            return out
+    """)
+    result = check("00", "flatten", namespace=ns)
+    failing = [r for r in result.rows if not r.passed]
+    assert [r.test for r in failing] == ["leaves_the_input_alone"]
+    hint = next(t.hint for t in load_checkpoint("00").tests if t.name == "leaves_the_input_alone")
+    assert failing[0].hint == hint and not failing[0].diagnosis
+
+
 def test_a_mutable_default_argument_is_named_as_the_cause():
     # def flatten(data, out=[]): right on the first call, then each call adds to the
     # numbers the calls before it left in the one shared list
     ns = define("""
         def flatten(data, out=[]):
-            if not isinstance(data, list):
+            if not isinstance(data, (list, tuple)):
                 out.append(data)
-            for item in data if isinstance(data, list) else ():
+            for item in data if isinstance(data, (list, tuple)) else ():
                 flatten(item, out)
             return out
     """)
@@ -513,9 +593,9 @@ def test_a_mutable_default_argument_is_named_as_the_cause():
     right = define("""
         def flatten(data, out=None):
             out = [] if out is None else out
-            if not isinstance(data, list):
+            if not isinstance(data, (list, tuple)):
                 out.append(data)
-            for item in data if isinstance(data, list) else ():
+            for item in data if isinstance(data, (list, tuple)) else ():
                 flatten(item, out)
             return out
     """)

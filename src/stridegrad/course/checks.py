@@ -281,18 +281,41 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
     if returns is not ANY and not _equal(got, returns):
         shown = short_repr(got)
         if isinstance(returns, (tuple, list)) and type(got) is not type(returns):
-            shown += f" (a {type(got).__name__}, not a {type(returns).__name__})"
+            shown += (f" ({_a(type(got).__name__)}, not {_a(type(returns).__name__)})"
+                      + _shared_items_note(got))
+        elif isinstance(got, list):
+            shown += _shared_items_note(got)
         raise CheckFailure(call, want, shown)
     if unchanged:
         _check_unchanged(call, args, kwargs, before, got)
     return got
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its article: "an int", "a list"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _shared_items_note(got: Any) -> str:
+    """When a returned list holds one list object in two places (``[[0] * 3] * 2``), a
+    note saying so: changing one of them changes the other."""
+    seen: dict[int, int] = {}
+    for i, item in enumerate(got if isinstance(got, list) else ()):
+        if isinstance(item, (list, dict)):
+            if id(item) in seen:
+                return (f" (items {seen[id(item)]} and {i} are one and the same "
+                        f"{type(item).__name__}: [row] * n repeats one object, it makes no "
+                        f"copies)")
+            seen[id(item)] = i
+    return ""
+
+
 def _names(message: str, value: Any) -> bool:
     """Whether an error message names ``value`` (a tuple may be written as a list)."""
     texts = {str(value), repr(value)}
     if isinstance(value, tuple):
-        texts |= {str(list(value)), " x ".join(map(str, value)), "x".join(map(str, value))}
+        texts |= {str(list(value)), " x ".join(map(str, value)), "x".join(map(str, value)),
+                  str(value).replace(" ", "")}  # NumPy writes (2,3)
     return any(t in message for t in texts)
 
 
@@ -415,8 +438,9 @@ class Checkpoint:
             exercises that are library functions (used to spot a notebook that
             calls the reference instead of its own code); None if none are.
         library: for an exercise written in the notebook, the library functions
-            (dotted names, ``"stridegrad.array.asarray"``) that do its work: a
-            function that calls one of them gets no credit either.
+            (dotted names, ``"stridegrad.array.asarray"``) that do its work, or whole
+            modules (a name without a dot, ``"numpy"``): a function that calls one of
+            them gets no credit either.
         hidden: default for :meth:`test`'s ``hidden`` (instructors' extra tests).
     """
 
@@ -660,12 +684,20 @@ def _origin(obj: Any) -> str | None:
     return None
 
 
+_MODULE_NAMES = {"numpy": "NumPy", "cupy": "CuPy", "torch": "PyTorch"}
+
+
 def _reference_codes(checkpoint: Checkpoint, exercise: str) -> dict:
-    """The code objects of the library's own version of ``exercise`` (the reference
-    implementation and the checkpoint's ``library`` functions), each with its name."""
+    """What a learner's ``exercise`` may not call: the code objects of the library's own
+    version of it (the reference implementation and the checkpoint's ``library``
+    functions), each with how to name it ("the library's own asarray"), and the
+    modules it names whole (``"numpy"``: str keys, with the module's display name)."""
     names = [f"{checkpoint.reference}.{exercise}"] if checkpoint.reference else []
-    codes = {}
+    codes: dict = {}
     for dotted in names + list(checkpoint.library.get(exercise, ())):
+        if "." not in dotted:
+            codes[dotted] = _MODULE_NAMES.get(dotted, dotted)
+            continue
         module_name, _, attr = dotted.rpartition(".")
         try:
             obj = getattr(importlib.import_module(module_name), attr, None)
@@ -673,24 +705,45 @@ def _reference_codes(checkpoint: Checkpoint, exercise: str) -> dict:
             continue
         code = getattr(obj, "__code__", None)
         if code is not None:
-            codes[code] = attr
+            codes[code] = f"the library's own {attr}"
     return codes
 
 
 class _Watch:
     """Run code with a time limit (SIGALRM, main thread only) and notice calls into
-    given code objects (``sys.setprofile``), restoring whatever was there before."""
+    given code objects, or calls from the learner's code (``learner``, the globals of
+    the learner's function) into given modules (``sys.setprofile``), restoring
+    whatever was there before."""
 
-    def __init__(self, timeout: float | None, forbidden: Mapping):
+    def __init__(self, timeout: float | None, forbidden: Mapping, learner: Any = None):
         self.timeout = timeout if timeout and hasattr(signal, "setitimer") else None
         if threading.current_thread() is not threading.main_thread():
             self.timeout = None
         self.forbidden = forbidden
-        self.called_forbidden = ""  # the name of the first one called
+        self.modules = {k: v for k, v in forbidden.items() if isinstance(k, str)}
+        self.learner = learner
+        self.called_forbidden = ""  # how to name the first one called
 
     def _profile(self, frame, event, arg):
-        if event == "call" and frame.f_code in self.forbidden and not self.called_forbidden:
+        if self.called_forbidden:
+            return
+        if event == "call" and frame.f_code in self.forbidden:
             self.called_forbidden = self.forbidden[frame.f_code]
+        elif self.modules and event in ("call", "c_call"):
+            # a call made by the learner's own code (not by the test's) into a module
+            caller = frame.f_back if event == "call" else frame
+            if caller is None or caller.f_globals is not self.learner:
+                return
+            if event == "call":
+                module, name = frame.f_globals.get("__name__") or "", frame.f_code.co_name
+            else:
+                owner = getattr(arg, "__self__", None)
+                module = getattr(arg, "__module__", None) or (
+                    type(owner).__module__ if owner is not None else "")
+                name = getattr(arg, "__name__", "?")
+            top = (module or "").split(".")[0]
+            if top in self.modules:
+                self.called_forbidden = f"{self.modules[top]}'s {name}"
 
     def __enter__(self):
         self._start = time.monotonic()
@@ -755,7 +808,7 @@ def _stub_spy(fn: Callable) -> tuple[Callable, list]:
 def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: Mapping) -> Row:
     row = Row(test.name, test.exercise, "pass", test.points, test.points, hint=test.hint,
               hidden=test.hidden, stretch=test.stretch)
-    watch = _Watch(timeout, forbidden)
+    watch = _Watch(timeout, forbidden, getattr(fn, "__globals__", None))
     fn, stub_raised = _stub_spy(fn)
     try:
         # NumPy's overflow and divide-by-zero warnings from a wrong answer would print the
@@ -791,7 +844,7 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: Mapping
         row.message = "not filled in yet: still raises NotImplementedError"
     if row.status == "pass" and watch.called_forbidden:
         row.status = "delegates"
-        row.message = (f"{test.exercise} calls the library's own {watch.called_forbidden}: "
+        row.message = (f"{test.exercise} calls {watch.called_forbidden}: "
                        "write the computation yourself")
     if row.status != "pass":
         row.points = 0
@@ -871,9 +924,10 @@ def _outcome(row: Row) -> tuple[bool, str]:
     got = _ADDRESS.sub(" at 0x...", row.got)
     if got.startswith("raised RecursionError"):  # its message depends on where it hit
         got = "raised RecursionError"
-    # the call's inputs too (not the function's name): the same wrong value from another
-    # input is another mistake
-    call = _ADDRESS.sub(" at 0x...", re.sub(r"^[\w.]+(?=\()", "", row.call))
+    # the call's inputs too, not the function's name ("what f([5, 6]) returned" and
+    # "flatten([5, 6])" in a misconception): the same wrong value from another input is
+    # another mistake
+    call = _ADDRESS.sub(" at 0x...", re.sub(r"[A-Za-z_][\w.]*(?=\()", "", row.call, count=1))
     return (False, f"{row.status}: {call} -> {got}")
 
 
@@ -898,7 +952,7 @@ def misconception_outcomes(checkpoint: Checkpoint, exercise: str,
                 continue
             if fn is _MISSING:
                 continue
-            known.append((m, {t.name: _outcome(_run_one(t, fn, timeout, set()))
+            known.append((m, {t.name: _outcome(_run_one(t, fn, timeout, {}))
                               for t in tests}))
     per_exercise[exercise] = known
     return known
@@ -917,6 +971,25 @@ def _alike(m: Any, theirs: Any, o: Any) -> bool:
     that change from run to run) the same but for the numbers in them."""
     return theirs == o or (getattr(m, "varies", False) and theirs is not None
                            and _masked(theirs) == _masked(o))
+
+
+def _side_effect(outcome: Any) -> str:
+    """What an outcome says the function did to its inputs: "in place" (changed an
+    argument), "alias" (returned one of them, or a part of one), or "" (neither)."""
+    text = outcome[1] if isinstance(outcome, tuple) and not outcome[0] else ""
+    if " -> changed in place to " in text:
+        return "in place"
+    if " returned -> the input itself" in text or "which holds the input's own" in text:
+        return "alias"
+    return ""
+
+
+def _looks_like(m: Any, theirs: Any, o: Any) -> bool:
+    """Does the learner's failure of a test (``o``) look like the failure of
+    misconception ``m`` there (``theirs``), for showing a hint written about that
+    mistake? The same outcome, or the same kind of side effect: any in-place change
+    of an input is like any other, whatever the values it leaves."""
+    return _alike(m, theirs, o) or bool(_side_effect(o)) and _side_effect(o) == _side_effect(theirs)
 
 
 def _row_diagnosis(known: list[tuple[Any, dict]], outcomes: dict, test: str) -> str:
@@ -1021,7 +1094,8 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                 r.diagnosis = f"probably {guess}" if guess else ""
             test = tests.get(r.test)
             if test is not None and test.hint_for and (match is not None or not any(
-                    m.label in test.hint_for and _alike(m, theirs.get(r.test), outcomes[r.test])
+                    m.label in test.hint_for and _looks_like(m, theirs.get(r.test),
+                                                             outcomes[r.test])
                     for m, theirs in known)):
                 r.hint = ""
         first = next((r for r in rows if r.status in _FAILED and not r.hidden and not r.cause

@@ -41,7 +41,8 @@ def _order(r: Row) -> int:
 
 def display_rows(rows: Iterable[Row]) -> list[dict]:
     """Rows as shown: failing rows first (root causes, then knock-on failures, then
-    passes), consecutive function-level verdicts of one exercise folded."""
+    passes), consecutive function-level verdicts of one exercise folded, and each test
+    named with its exercise when there are several."""
     shown: list[dict] = []
     explained: dict[tuple[str, str], str] = {}  # (exercise, diagnosis) -> first test
     for r in sorted(rows, key=_order):
@@ -88,11 +89,17 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
             "count": 1,
             "hidden": secret,
         })
+    # in a table of several exercises, each test says whose it is (empty_list of
+    # flatten and empty_lists of shape_of are otherwise easy to mix up)
+    several = len({s["exercise"] for s in shown}) > 1
     for s in shown:
         if s["folded"]:
             s["test"] = f"{s['exercise']} ({s['count']} test{'s' if s['count'] != 1 else ''})"
-        elif s["hidden"]:
+            continue
+        if s["hidden"]:
             s["test"] = f"{s['test']} {_HIDDEN}"
+        elif several:
+            s["test"] = f"{s['test']} ({s['exercise']})"
     return shown
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import struct
 
-from stridegrad.course.checks import ANY, Checkpoint, expect
+from stridegrad.course.checks import ANY, CheckFailure, Checkpoint, expect
 
 __all__ = ["checkpoint"]
 
-# what stridegrad.array.asarray does with a nested list is these three exercises: a
-# function that calls it (or its helpers) instead gets no credit
+# what stridegrad.array.asarray (or NumPy) does with a nested list is these exercises:
+# a function that calls it, its helpers or NumPy instead gets no credit
 _ASARRAY = ("stridegrad.array.asarray", "stridegrad.array._creation._flatten",
-            "stridegrad.array._creation._infer", "stridegrad.array._core._infer_dtype")
+            "stridegrad.array._creation._infer", "stridegrad.array._core._infer_dtype",
+            "numpy")
 checkpoint = Checkpoint("00_welcome", "welcome", library={
     "flatten": _ASARRAY, "shape_of": _ASARRAY, "dtype_of": _ASARRAY, "to_bytes": _ASARRAY,
     "unflatten": _ASARRAY + ("stridegrad.array.reshape",)})
@@ -32,6 +33,25 @@ def keeps_a_flat_list(flatten):
                                  "(recursion) instead of assuming rows of numbers.")
 def flattens_three_levels(flatten):
     expect(flatten, [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], returns=[1, 2, 3, 4, 5, 6, 7, 8])
+
+
+@checkpoint.test("flatten", hint="A tuple is a sequence too (the docstring: lists or tuples, "
+                                 "to any depth): (1, 2) in a list is two numbers, not one.",
+                 hint_for=("lists only",))
+def takes_tuples_too(flatten):
+    expect(flatten, [(1, 2), (3, 4)], returns=[1, 2, 3, 4])
+    expect(flatten, ((1,), [2, (3, 4.5)]), returns=[1, 2, 3, 4.5])
+
+
+@checkpoint.test("flatten", hint="flatten moves the numbers, it does not convert them: the int 1 "
+                                 "stays an int and True stays True (dtype_of reads their types "
+                                 "from flatten's result).")
+def keeps_each_number_as_it_is(flatten):
+    got = expect(flatten, [[1, 2.5], [True, 4]], returns=[1, 2.5, True, 4])
+    types = ", ".join(type(x).__name__ for x in got)
+    if types != "int, float, bool, int":
+        raise CheckFailure("the types in flatten([[1, 2.5], [True, 4]])", "int, float, bool, int",
+                           types)
 
 
 @checkpoint.test("flatten", hint="A single number (an int or a float) is a 0-dimensional "
@@ -91,12 +111,22 @@ def empty_lists(shape_of):
     expect(shape_of, [[], []], returns=(2, 0))
 
 
-@checkpoint.test("shape_of", hint="Rows of 2 and of 1 numbers have no common shape: raise "
-                                  "ValueError naming both sizes. NumPy refuses them too, but "
-                                  "its message names no sizes: yours should.")
+@checkpoint.test("shape_of", hint="Rows of different sizes ([[1, 2], [3]]: 2 numbers and 1) "
+                                  "have no common shape: raise ValueError naming both sizes. "
+                                  "NumPy refuses them too, but its message names no sizes: yours "
+                                  "should.")
 def rejects_ragged_rows(shape_of):
     expect(shape_of, [[1, 2], [3]], raises=ValueError, naming=((2,), (1,)))
     expect(shape_of, [[1], [2, 3, 4]], raises=ValueError, naming=((1,), (3,)))
+
+
+@checkpoint.test("shape_of", hint="A tuple is a level too (the docstring: a number is anything "
+                                  "that is not a list or a tuple): ((1, 2), (3, 4), (5, 6)) "
+                                  "has the shape (3, 2).",
+                 hint_for=("lists only",))
+def tuples_are_levels_too(shape_of):
+    expect(shape_of, ((1, 2), (3, 4), (5, 6)), returns=(3, 2))
+    expect(shape_of, [(1, 2), [3, 4]], returns=(2, 2))
 
 
 @checkpoint.test("shape_of", hint="A number beside a list is ragged too: [[1, 2], 3] mixes an "
@@ -185,11 +215,12 @@ def least_significant_byte_first(to_bytes):
     expect(to_bytes, [1.0], "float64", returns=bytes(6) + b"\xf0\x3f")
 
 
-@checkpoint.test("to_bytes", hint="In a float64 block every slot is a float64: the int 1 and "
-                                  "True are stored as 1.0. The dtype picks one format for the "
-                                  "whole block, not each number's type.",
+@checkpoint.test("to_bytes", hint="Every slot holds the dtype, whatever each number's Python "
+                                  "type: in a float64 block the int 1 and True are stored as "
+                                  "1.0, in an int64 block True is 1. The dtype picks one format "
+                                  "for the whole block.",
                  hint_for=("each number's type picks its format",))
-def ints_in_a_float64_block(to_bytes):
+def numbers_take_the_dtype(to_bytes):
     expect(to_bytes, [1, 2.5, True], "float64", returns=struct.pack("<3d", 1.0, 2.5, 1.0))
     expect(to_bytes, [True, 7], "int64", returns=struct.pack("<2q", 1, 7))
 
@@ -208,8 +239,7 @@ def no_numbers_no_bytes(to_bytes):
 
 
 @checkpoint.test("to_bytes", hint="Only 'bool', 'int64' and 'float64' are known: for 'float32' "
-                                  "raise ValueError naming it and the three you know.",
-                 hint_for=("KeyError for an unknown dtype", "no dtype check"))
+                                  "raise ValueError naming it and the three you know.")
 def rejects_an_unknown_dtype(to_bytes):
     expect(to_bytes, [1.0], "float32", raises=ValueError,
            naming=("float32", "bool", "int64", "float64"))
@@ -245,8 +275,10 @@ def a_shape_with_no_rows(unflatten):
     expect(unflatten, [], (0, 3), returns=[])
 
 
-@checkpoint.test("unflatten", hint="(2, 0) is two rows with nothing in them: [[], []]. The "
-                                   "shape, not the numbers, says how many lists to make.",
+@checkpoint.test("unflatten", hint="A size of 0 inside the shape still has lists around it: "
+                                   "(2, 0) is two empty rows, [[], []], and (1, 3, 0) is "
+                                   "[[[], [], []]]. The shape, not the numbers, says how many "
+                                   "lists to make.",
                  stretch=True)
 def rows_with_no_numbers(unflatten):
     expect(unflatten, [], (2, 0), returns=[[], []])
@@ -265,8 +297,9 @@ def scalar_shape_gives_the_number(unflatten):
     expect(unflatten, [7], (), returns=7)
 
 
-@checkpoint.test("unflatten", hint="Five numbers cannot fill a 2 x 3 shape: raise ValueError "
-                                   "naming 5 and (2, 3).", stretch=True)
+@checkpoint.test("unflatten", hint="A length that is not the product of the sizes cannot fill "
+                                   "the shape (5 or 7 numbers for (2, 3)): raise ValueError "
+                                   "naming the length and the shape.", stretch=True)
 def rejects_a_length_that_does_not_fit(unflatten):
     expect(unflatten, [1, 2, 3, 4, 5], (2, 3), raises=ValueError, naming=(5, (2, 3)))
     expect(unflatten, [1, 2, 3, 4, 5, 6, 7], (2, 3), raises=ValueError, naming=(7, (2, 3)))

@@ -15,7 +15,7 @@ MISCONCEPTIONS = {
           "walks the items from last to first: every number is there, in reverse order",
           """
 def flatten(data):
-    if isinstance(data, list):
+    if isinstance(data, (list, tuple)):
         out = []
         for item in reversed(data):
             out.extend(flatten(item))
@@ -26,11 +26,11 @@ def flatten(data):
           "returns a lone number as it is instead of in a list: flatten(42) gives 42, not [42]",
           """
 def flatten(data):
-    if not isinstance(data, list):
+    if not isinstance(data, (list, tuple)):
         return data
     out = []
     for item in data:
-        out.extend(flatten(item) if isinstance(item, list) else [item])
+        out.extend(flatten(item) if isinstance(item, (list, tuple)) else [item])
     return out
 """),
         Misconception("empties the input",
@@ -41,7 +41,7 @@ def flatten(data):
     out = []
     while data:
         item = data.pop(0)
-        out.extend(flatten(item) if isinstance(item, list) else [item])
+        out.extend(flatten(item) if isinstance(item, (list, tuple)) else [item])
     return out
 """),
         Misconception("extends the caller's first row",
@@ -49,7 +49,7 @@ def flatten(data):
           "right, but the input's first row grows",
           """
 def flatten(data):
-    if not isinstance(data, list):
+    if not isinstance(data, (list, tuple)):
         return [data]
     if not data or not isinstance(data[0], list):
         return [x for item in data for x in flatten(item)]
@@ -63,9 +63,9 @@ def flatten(data):
           "changes the caller's list (an alias)",
           """
 def flatten(data):
-    if not isinstance(data, list):
+    if not isinstance(data, (list, tuple)):
         return [data]
-    if not any(isinstance(x, list) for x in data):
+    if not any(isinstance(x, (list, tuple)) for x in data):
         return data
     out = []
     for item in data:
@@ -77,7 +77,7 @@ def flatten(data):
           "as they are, nested",
           """
 def flatten(data):
-    if not isinstance(data, list):
+    if not isinstance(data, (list, tuple)):
         return [data]
     out = []
     for item in data:
@@ -90,6 +90,19 @@ def flatten(data):
           """
 def flatten(data):
     if isinstance(data, int):
+        return [data]
+    out = []
+    for item in data:
+        out.extend(flatten(item))
+    return out
+"""),
+        Misconception("lists only",
+          "takes only a list for a level: a tuple counts as one number, so flatten([(1, 2), "
+          "(3, 4)]) keeps the tuples, [(1, 2), (3, 4)]; the docstring says lists or tuples "
+          "(isinstance(data, (list, tuple)))",
+          """
+def flatten(data):
+    if not isinstance(data, list):
         return [data]
     out = []
     for item in data:
@@ -162,6 +175,11 @@ def shape_of(data):
             raise ValueError(f"items of sizes {sizes[0]} and {size}")
     return (len(data),) + shape_of(data[0])
 """),
+    Misconception("lists only",
+      "takes only a list for a level: a tuple counts as a number, so ((1, 2), (3, 4), (5, 6)) "
+      "gets the shape () instead of (3, 2); the docstring says lists or tuples "
+      "(isinstance(data, (list, tuple)))",
+      _shape_of().replace("isinstance(data, (list, tuple))", "isinstance(data, list)")),
     Misconception("an empty list has shape ()",
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
@@ -226,8 +244,9 @@ def dtype_of(flat):
         return "bool"
     return 'float64'""")),
     Misconception("any bool makes bool",
-      "checks for bools before ints and floats: [True, 2] comes out 'bool', but 2 is not "
-      "True or False; a bool beside a number becomes that number's type (True is 1)",
+      "lets a bool outrank the numbers beside it: [True, 2] comes out 'bool', but 2 is "
+      "neither True nor False; bool is the lowest of the three (bool < int64 < float64), so "
+      "a bool beside an int becomes the int 1 and the dtype is 'int64'",
       _dtype_of("""    if bool in types:
         return "bool"
     if float in types:
@@ -386,6 +405,28 @@ def unflatten(flat, shape):
     for d in reversed(shape[1:]):
         out = [out[i:i + d] for i in range(0, len(out), d)]
     return out
+"""),
+    Misconception("rows are one list",
+      "makes the rows with [[None] * size] * rows: that repeats one list object, it copies "
+      "nothing, so every row is the same list and ends up holding the last row's numbers "
+      "([[4, 5, 6], [4, 5, 6]]); make each row a new list (slice flat, or a comprehension)",
+      """
+def unflatten(flat, shape):
+    n = 1
+    for d in shape:
+        n *= d
+    if len(flat) != n:
+        raise ValueError(f"{len(flat)} numbers cannot fill shape {shape}")
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return list(flat)
+    step = n // shape[0] if shape[0] else 0
+    rows = [[None] * step] * shape[0]
+    for i in range(shape[0]):
+        for j in range(step):
+            rows[i][j] = flat[i * step + j]
+    return [unflatten(row, shape[1:]) for row in rows]
 """),
     Misconception("returns a 1-D input itself",
       "returns flat itself when the shape has one axis: the numbers are right, but the "
