@@ -64,6 +64,7 @@ __all__ = [
     "raised",
     "run_checkpoint",
     "short_repr",
+    "summarise_array",
 ]
 
 #: Every status a row can have, with the word shown to learners.
@@ -136,11 +137,22 @@ def _readable_repr(value: Any, limit: int) -> str:
         return f"{type(value).__name__}.fromhex('{value.hex(' ')}')"
     text = _ADDRESS.sub("", repr(value))
     if type(value).__module__ == "numpy" and len(_one_line(text)) > limit:
-        import numpy as np
-        values = np.array2string(np.ravel(value), threshold=12, edgeitems=3,
-                                 separator=", ", max_line_width=10**6)
-        return f"array of shape {value.shape}, {value.dtype}: {values} (flattened)"
+        return summarise_array(value)
     return text
+
+
+def summarise_array(value: Any, digits: int | None = None) -> str:
+    """A NumPy array too long for a row, in one line: its shape, its dtype and its
+    first and last three numbers, ``array of shape (2, 50), float64: [0., 1., 2., ...,
+    97., 98., 99.] (flattened)``; ``digits``: round the numbers to that many decimals
+    first (results that hold rounding noise)."""
+    import numpy as np
+    flat = np.ravel(value)
+    if digits is not None and flat.dtype.kind == "f":
+        flat = np.round(flat, digits)
+    values = np.array2string(flat, threshold=12, edgeitems=3, separator=", ",
+                             max_line_width=10**6)
+    return f"array of shape {np.shape(value)}, {flat.dtype}: {' '.join(values.split())} (flattened)"
 
 
 def _one_line(text: str) -> str:

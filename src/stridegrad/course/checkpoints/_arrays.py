@@ -9,16 +9,16 @@ from typing import Any
 
 import numpy as np
 
-from stridegrad.course.checks import VALUE_LIMIT, CheckFailure, cut_between_items
+from stridegrad.course.checks import VALUE_LIMIT, CheckFailure, cut_between_items, summarise_array
 
 __all__ = ["same_array", "show"]
 
 
 def show(value: Any, limit: int = VALUE_LIMIT) -> str:
     """A readable text of a value for a checkpoint row (Tensors as arrays): whole when
-    it fits in ``limit`` characters; else an array is summarised (its first and last
-    numbers and its shape) and any other value cut between two items, never inside a
-    number."""
+    it fits in ``limit`` characters; else an array is summarised as every row of the
+    table summarises one (:func:`~stridegrad.course.checks.summarise_array`, rounded to 6
+    decimals) and any other value cut between two items, never inside a number."""
     if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
         try:
             value = value.numpy()
@@ -35,9 +35,7 @@ def show(value: Any, limit: int = VALUE_LIMIT) -> str:
             text = f"<{type(value).__name__}>"
     text = " ".join(text.split())
     if len(text) > limit and isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
-        values = np.array2string(np.round(np.ravel(value).astype(float), 6), threshold=6,
-                                 edgeitems=3, separator=", ", max_line_width=10**6)
-        text = f"{' '.join(values.split())} (flattened) shape {value.shape}"
+        text = summarise_array(value.astype(float), digits=6)
     return cut_between_items(text, limit)
 
 
