@@ -129,7 +129,9 @@ flatten([[1, 2, 3], [4, 5, 6]])
 # Here is a tempting but wrong `flatten`, which only handles one level of
 # nesting. We check it explicitly by passing `namespace=`, so your own
 # `flatten` is untouched. Read the table: each failing test names the call,
-# what it expected, what came back, and a hint.
+# what it expected and what came back; then the **cause**, when `check()`
+# recognises the mistake (as it does here), or else a **hint** about what
+# that test checks.
 
 # %%
 def one_level_flatten(data):
@@ -145,9 +147,9 @@ check("00", "flatten", namespace={"flatten": one_level_flatten})
 # *how*: working that out is the exercise. When you are stuck, `hint("00",
 # "flatten")` prints a nudge; calling it again prints the next level, up to
 # the full idea in pseudo-code, and `level=k` jumps to level `k` (`flatten`
-# has three; in later lessons some exercises have four). Take one level at a time and try
-# again in between. A failing `check` shows what the failing test looks at and
-# level 1, unless it recognises your mistake, in which case it names it.
+# has three; in later lessons some exercises have four). Take one level at a
+# time and try again in between. When `check()` does not recognise your
+# mistake, the first failing row of the exercise adds level 1 to its hint.
 
 # %%
 hint("00", "flatten")
@@ -176,8 +178,9 @@ print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 
 # Four times the memory, and worse for speed: reading the numbers in order
 # means following 1,000 pointers to 1,000 places. Every fast array library
 # (NumPy, PyTorch, BLAS, a GPU) keeps the numbers themselves side by side in
-# one flat block of 8-byte slots instead, and that is what `flatten` gives
-# you. A flat block forgets two things the nested list knew, though: how the
+# one flat block of 8-byte slots instead. `flatten` gives you the numbers in
+# the order of those slots, and Exercise 4's `to_bytes` will write the block
+# itself. A flat block forgets two things the nested list knew, though: how the
 # numbers were grouped, and what kind of number each one is. The next two
 # exercises put both back.
 
@@ -319,7 +322,7 @@ dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False]), dtype_of([True
 #| exercise: to_bytes
 #| hint: one slot per number: which part of the call decides the slot, the dtype or the number?
 def to_bytes(flat, dtype):
-    """The numbers of ``flat`` as one block of bytes, laid out as NumPy lays out an
+    r"""The numbers of ``flat`` as one block of bytes, laid out as NumPy lays out an
     array of ``dtype``: one slot per number, in order, each of the dtype's size
     (``"float64"`` and ``"int64"``: 8 bytes; ``"bool"``: 1), little-endian.
 
@@ -336,7 +339,7 @@ def to_bytes(flat, dtype):
         >>> to_bytes([1, 258], "int64").hex(" ")
         '01 00 00 00 00 00 00 00 02 01 00 00 00 00 00 00'
         >>> to_bytes([True, False], "bool")
-        b'\\x01\\x00'
+        b'\x01\x00'
     """
     ### BEGIN SOLUTION
     import struct
@@ -493,7 +496,8 @@ def unflatten(flat, shape):
     order: the inverse of ``flatten``.
 
     ``shape`` is a tuple of sizes; the empty shape ``()`` gives the one number
-    itself. The result is new: it shares no list with ``flat``.
+    itself. The result is new: it shares no list with ``flat``, and ``flat`` is
+    left as it was.
 
     Raises:
         ValueError: naming the length of ``flat`` and the shape, if ``flat`` does not

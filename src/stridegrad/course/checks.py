@@ -210,7 +210,14 @@ ANY = _Anything()
 def raised(exc: BaseException) -> str:
     """What a row's "got" says about an exception: ``raised ValueError: <message>``,
     the message whole up to 200 characters, then cut between two words."""
-    return f"raised {type(exc).__name__}: {_clip(exc, 200)}"
+    return f"raised {_exception_name(exc)}: {_clip(exc, 200)}"
+
+
+def _exception_name(exc: BaseException) -> str:
+    """``ValueError``; a module's exception called just ``error`` with its module's
+    name, ``struct.error``."""
+    kind = type(exc)
+    return f"{kind.__module__.lstrip('_')}.error" if kind.__name__ == "error" else kind.__name__
 
 
 def _format_call(name: str, args: tuple, kwargs: dict) -> str:
@@ -281,7 +288,7 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
         if raises is not None and isinstance(exc, raises):
             message = str(exc)
             if naming and not all(_names(message, v) for v in naming):
-                raise CheckFailure(call, want, f"raised {type(exc).__name__}: "
+                raise CheckFailure(call, want, f"raised {_exception_name(exc)}: "
                                                f"{_clip(message, 200) or '(no message)'}") from exc
             if unchanged:
                 _check_unchanged(call, args, kwargs, before, None)
@@ -328,7 +335,7 @@ def _names(message: str, value: Any) -> bool:
     if isinstance(value, tuple):
         texts |= {str(list(value)), " x ".join(map(str, value)), "x".join(map(str, value)),
                   str(value).replace(" ", "")}  # NumPy writes (2,3)
-    return any(t in message for t in texts)
+    return any(t in message for t in texts if t)  # () joins to "", found in any message
 
 
 def _freeze(obj: Any, _depth: int = 0) -> Any:
@@ -854,7 +861,8 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: Mapping
     if row.status == "pass" and stub_raised:
         row.status = "stub"
         row.message = "not filled in yet: still raises NotImplementedError"
-    if row.status == "pass" and watch.called_forbidden:
+    if row.status in ("pass", "fail", "error") and watch.called_forbidden:
+        # passing or not: what to fix is the call, not the answer
         row.status = "delegates"
         row.message = (f"{test.exercise} calls {watch.called_forbidden}: "
                        "write the computation yourself")
@@ -1062,7 +1070,7 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
     passes with the reference version of that function swapped in gets that
     exercise as its ``cause``. A hint written for
     particular mistakes (``hint_for``) stays only on a row whose failure looks like
-    one of them. With neither a diagnosis nor a cause, the first failing row of the
+    one of them (else the row points to :func:`hint`). With neither a diagnosis nor a cause, the first failing row of the
     exercise adds level 1 of the exercise's hints (``stridegrad.course.hints``, a
     nudge, and how to ask for the next level) after its own hint, which says what
     that test checks, unless its own hint is about the mistake its failure looks like.
@@ -1091,6 +1099,7 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
         if own is not None:
             match = _match(known, own)
             outcomes = {test: own.get(test, outcome) for test, outcome in outcomes.items()}
+        gated: list[Row] = []  # rows whose hint is about another mistake than theirs
         for r in rows:
             if r.status not in _FAILED:
                 continue
@@ -1110,15 +1119,21 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
                                                              outcomes[r.test])
                     for m, theirs in known)):
                 r.hint = ""
+                gated.append(r)
         first = next((r for r in rows if r.status in _FAILED and not r.hidden and not r.cause
                       and not r.diagnosis), None)
         if first is not None and match is None and not (
-                tests.get(first.test) and tests[first.test].hint_for and first.hint):
+                tests.get(first.test) and tests[first.test].hint_for and first.hint) and not (
+                first.hint and _side_effect(_outcome(first))):  # its hint is about just that
             level_one = nudge(checkpoint.episode, ex)
             if level_one and first.hint:  # the row's own hint is about this test: keep it
                 first.hint = f"{first.hint} Stuck on {ex}? {level_one}"
             elif level_one:
                 first.hint = level_one
+        for r in gated:  # never a failing row with nothing to go on
+            if not (r.hint or r.diagnosis or r.cause):
+                r.hint = (f'check() does not know this mistake: hint("{checkpoint.episode}", '
+                          f'"{ex}") gives the hints for {ex}, a level at a time.')
 
 
 def _blame_shared_default(checkpoint: Checkpoint, fn: Any, grown: list[str], rows: list[Row],

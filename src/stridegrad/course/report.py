@@ -31,12 +31,15 @@ def _untried(r: Row) -> bool:
     return r.stretch and r.status in ("missing", "stub")
 
 
-def _order(r: Row) -> int:
+def _order(r: Row) -> tuple[int, int]:
+    """Failing rows first, function-level verdicts ("not yours", "not implemented")
+    before the others so that they fold into one row; then knock-on failures, passes,
+    untried stretch exercises."""
     if _untried(r):
-        return 3
+        return (3, 0)
     if r.passed:
-        return 2
-    return 1 if r.cause else 0
+        return (2, 0)
+    return (1 if r.cause else 0, 0 if r.status in FUNCTION_STATUSES else 1)
 
 
 def display_rows(rows: Iterable[Row]) -> list[dict]:

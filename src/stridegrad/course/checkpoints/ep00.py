@@ -36,8 +36,7 @@ def flattens_three_levels(flatten):
 
 
 @checkpoint.test("flatten", hint="A tuple is a sequence too (the docstring: lists or tuples, "
-                                 "to any depth): (1, 2) in a list is two numbers, not one.",
-                 hint_for=("lists only",))
+                                 "to any depth): (1, 2) in a list is two numbers, not one.")
 def takes_tuples_too(flatten):
     expect(flatten, [(1, 2), (3, 4)], returns=[1, 2, 3, 4])
     expect(flatten, ((1,), [2, (3, 4.5)]), returns=[1, 2, 3, 4.5])
@@ -50,8 +49,9 @@ def keeps_each_number_as_it_is(flatten):
     got = expect(flatten, [[1, 2.5], [True, 4]], returns=[1, 2.5, True, 4])
     types = ", ".join(type(x).__name__ for x in got)
     if types != "int, float, bool, int":
-        raise CheckFailure("the types in flatten([[1, 2.5], [True, 4]])", "int, float, bool, int",
-                           types)
+        name = getattr(flatten, "__name__", "flatten")
+        raise CheckFailure(f"the types in {name}([[1, 2.5], [True, 4]])",
+                           "int, float, bool, int", types)
 
 
 @checkpoint.test("flatten", hint="A single number (an int or a float) is a 0-dimensional "
@@ -66,9 +66,9 @@ def empty_list(flatten):
     expect(flatten, [], returns=[])
 
 
-@checkpoint.test("flatten", hint="Build a new list; do not change the input (no pop, no "
-                                 "extend on the rows you were given).",
-                 hint_for=("empties the input", "extends the caller's first row"))
+@checkpoint.test("flatten", hint="Build new lists: do not change the input (no pop, no extend "
+                                 "on the rows you were given), and return none of its own "
+                                 "lists.")
 def leaves_the_input_alone(flatten):
     # only the inputs: a wrong result is the other tests' business
     expect(flatten, [[1, 2], [3, 4]], returns=ANY, unchanged=True)
@@ -122,11 +122,12 @@ def rejects_ragged_rows(shape_of):
 
 @checkpoint.test("shape_of", hint="A tuple is a level too (the docstring: a number is anything "
                                   "that is not a list or a tuple): ((1, 2), (3, 4), (5, 6)) "
-                                  "has the shape (3, 2).",
-                 hint_for=("lists only",))
+                                  "has the shape (3, 2).")
 def tuples_are_levels_too(shape_of):
     expect(shape_of, ((1, 2), (3, 4), (5, 6)), returns=(3, 2))
     expect(shape_of, [(1, 2), [3, 4]], returns=(2, 2))
+    expect(shape_of, (), returns=(0,))
+    expect(shape_of, [(), ()], returns=(2, 0))
 
 
 @checkpoint.test("shape_of", hint="A number beside a list is ragged too: [[1, 2], 3] mixes an "
@@ -245,6 +246,8 @@ def rejects_an_unknown_dtype(to_bytes):
            naming=("float32", "bool", "int64", "float64"))
     expect(to_bytes, [1, 2], "int32", raises=ValueError,
            naming=("int32", "bool", "int64", "float64"))
+    expect(to_bytes, [], "float32", raises=ValueError,
+           naming=("float32", "bool", "int64", "float64"))
 
 
 # ------------------------------------------------------------------ stretch: unflatten
@@ -303,10 +306,12 @@ def scalar_shape_gives_the_number(unflatten):
 def rejects_a_length_that_does_not_fit(unflatten):
     expect(unflatten, [1, 2, 3, 4, 5], (2, 3), raises=ValueError, naming=(5, (2, 3)))
     expect(unflatten, [1, 2, 3, 4, 5, 6, 7], (2, 3), raises=ValueError, naming=(7, (2, 3)))
+    expect(unflatten, [1, 2], (), raises=ValueError, naming=(2, ()))
 
 
-@checkpoint.test("unflatten", hint="Build new lists: the caller's list must not change when "
-                                   "the result does.", stretch=True)
+@checkpoint.test("unflatten", hint="Leave flat as it was (no pop) and build new lists: the "
+                                   "caller's list must not change, now or later when the result "
+                                   "does.", stretch=True)
 def shares_nothing_with_the_input(unflatten):
     expect(unflatten, [1, 2, 3], (3,), returns=[1, 2, 3], unchanged=True)
     expect(unflatten, [1, 2, 3, 4], (2, 2), returns=[[1, 2], [3, 4]], unchanged=True)

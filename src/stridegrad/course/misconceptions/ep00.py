@@ -84,6 +84,22 @@ def flatten(data):
         out.append(item)
     return out
 """),
+        Misconception("appends each flattened item",
+          "appends what flatten(item) returns instead of extending with it: append adds the "
+          "whole list as one item, so the nesting comes back ([[1, 2, 3], [4, 5, 6]]); "
+          "out.extend(flatten(item)) (or out += flatten(item)) adds its numbers one by one",
+          """
+def flatten(data):
+    if not isinstance(data, (list, tuple)):
+        return [data]
+    out = []
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            out.append(flatten(item))
+        else:
+            out.append(item)
+    return out
+"""),
         Misconception("only ints count as numbers",
           "tests isinstance(data, int) for the base case: ints are wrapped, but a float (or "
           "any other number) is iterated over and raises TypeError",
@@ -254,6 +270,23 @@ def dtype_of(flat):
     if int in types:
         return "int64"
     return 'float64'""")),
+    Misconception("stops at the first float",
+      "returns 'float64' as soon as it meets a float: the elements after it are never "
+      "looked at, so [2.5, None] gets 'float64' instead of a TypeError naming None; check "
+      "every element before you decide",
+      """
+def dtype_of(flat):
+    kinds = set()
+    for v in flat:
+        if type(v) is float:
+            return "float64"
+        if type(v) not in (bool, int):
+            raise TypeError(f"{v!r} of type {type(v).__name__} is not a number")
+        kinds.add(type(v))
+    if not kinds:
+        return "float64"
+    return "int64" if int in kinds else "bool"
+"""),
     Misconception("max() of an empty list",
       "ranks the types and takes max() with no default: an empty list raises ValueError "
       "instead of giving NumPy's default, 'float64'",
@@ -275,6 +308,15 @@ def dtype_of(flat):
     if types and types <= {bool, int}:
         return "int64"
     return 'float64'""", reject="raise TypeError('not a number')")),
+    Misconception("Python's names",
+      "returns Python's names for the types, 'int' and 'float', instead of the dtype's: "
+      "NumPy's names give the size of a slot too, 'int64' and 'float64' (64 bits, 8 "
+      "bytes); only 'bool' has no size in its name",
+      _dtype_of("""    if float in types or not types:
+        return 'float'
+    if int in types:
+        return 'int'
+    return 'bool'""")),
     Misconception("returns Python's type",
       "returns Python's type (int, float, bool) instead of the dtype's name: NumPy calls "
       "them 'int64', 'float64' and 'bool', the size of a slot included",
@@ -331,6 +373,22 @@ MISCONCEPTIONS["to_bytes"] = [
       "returns a list with one bytes object per number: the block is one bytes object, the "
       "slots joined end to end (b''.join(...), or one struct.pack with a count)",
       _to_bytes(pack="[struct.pack('<' + formats[dtype], v) for v in flat]")),
+    Misconception("unsigned ints",
+      "packs an int64 as unsigned ('Q', or int.to_bytes without signed=True): a negative "
+      "number does not fit, and struct raises an error; int64 is signed, struct's 'q' "
+      "(-2 is fe ff ff ff ff ff ff ff)",
+      _to_bytes(formats="{'bool': '?', 'int64': 'Q', 'float64': 'd'}")),
+    Misconception("checks the dtype in the loop",
+      "checks the dtype inside the loop over the numbers: with no numbers the check never "
+      "runs, so to_bytes([], 'float32') gives b'' instead of a ValueError; check the dtype "
+      "once, before the loop",
+      _to_bytes(check="pass", pack="b''.join(_pack(v, dtype, formats) for v in flat)")
+      + """
+def _pack(v, dtype, formats):
+    if dtype not in formats:
+        raise ValueError(f'unknown dtype {dtype!r}: not bool, int64 or float64')
+    return struct.pack('<' + formats[dtype], v)
+"""),
     Misconception("KeyError for an unknown dtype",
       "looks the dtype up in a dict without checking it first: 'float32' raises KeyError, "
       "where the caller needs a ValueError that names it and the three dtypes you know",
@@ -428,6 +486,12 @@ def unflatten(flat, shape):
             rows[i][j] = flat[i * step + j]
     return [unflatten(row, shape[1:]) for row in rows]
 """),
+    Misconception("the empty shape before the size check",
+      "returns flat[0] for the empty shape before comparing len(flat) with the number of "
+      "elements: unflatten([1, 2], ()) gives 1 instead of a ValueError; the shape () holds "
+      "exactly one number, so check the length first",
+      _unflatten().replace("    if not shape:\n        return flat[0]\n", "").replace(
+          "    n = 1\n", "    if not shape:\n        return flat[0]\n    n = 1\n")),
     Misconception("returns a 1-D input itself",
       "returns flat itself when the shape has one axis: the numbers are right, but the "
       "result is the caller's list, so changing one changes the other",
