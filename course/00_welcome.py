@@ -74,7 +74,8 @@ for epoch in range(5):
 # the function *you* defined in this notebook and shows a table: which tests
 # pass, what was expected, what your function returned, and a hint. It never
 # crashes your notebook, whatever your code does. The tests live in the
-# package's `course/checkpoints/` folder, one file per episode (`ep01.py`...);
+# package's `course/checkpoints/` folder, one file per episode (`ep00.py` for
+# this one, `ep01.py`...);
 # `import stridegrad.course.checkpoints as c; print(c.__path__[0])` prints where
 # it is on your machine. Reading them is allowed and often helps.
 #
@@ -149,7 +150,8 @@ check("00", "flatten", namespace={"flatten": one_level_flatten})
 # the full idea in pseudo-code, and `level=k` jumps to level `k` (`flatten`
 # has three; in later lessons some exercises have four). Take one level at a
 # time and try again in between. When `check()` does not recognise your
-# mistake, the first failing row of the exercise adds level 1 to its hint.
+# mistake, the first failing row of the exercise usually adds level 1 to its
+# hint.
 
 # %%
 hint("00", "flatten")
@@ -178,10 +180,11 @@ print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 
 # Four times the memory, and worse for speed: reading the numbers in order
 # means following 1,000 pointers to 1,000 places. Every fast array library
 # (NumPy, PyTorch, BLAS, a GPU) keeps the numbers themselves side by side in
-# one flat block of 8-byte slots instead. `flatten` gives you the numbers in
-# the order of those slots, and Exercise 4's `to_bytes` will write the block
-# itself. A flat block forgets two things the nested list knew, though: how the
-# numbers were grouped, and what kind of number each one is. The next two
+# one flat block of slots instead, 8 bytes each for a float64. `flatten`
+# gives you the numbers in the order of those slots, and Exercise 4's
+# `to_bytes` will write the block itself. A flat block forgets two things the
+# nested list knew, though: how the numbers were grouped, and what kind of
+# number each one is. The next two
 # exercises put both back.
 
 # %% [markdown]
@@ -239,7 +242,7 @@ shape_of([[1, 2, 3], [4, 5, 6]]), shape_of([[1, 2], [3, 4], [5, 6]]), shape_of(5
 # %% [markdown]
 # ## Exercise 3 · `dtype_of`: one type for every slot
 #
-# A block of 8-byte slots holds bytes, not numbers: the same eight bytes mean
+# A block of slots holds bytes, not numbers: the same eight bytes mean
 # one thing read as a float and another read as an integer. Here is the float
 # `1.0` as it sits in memory, then the same bytes read as an integer:
 
@@ -370,6 +373,8 @@ to_bytes([1, 258], "int64").hex(" ")
 
 # %%
 #| calls-exercise
+import struct
+
 import numpy as np
 
 nested = [[1, 2, 3], [4, 5, 6.5]]

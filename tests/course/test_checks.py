@@ -515,8 +515,8 @@ def test_numpy_does_not_count_as_your_own_code_in_lesson_00():
     """)
     result = check("00", "to_bytes", namespace=ns)
     rows = result.rows
-    # every row that reaches NumPy (all but the unknown-dtype one, its own code)
-    assert not result.passed and {r.status for r in rows} == {"delegates", "pass"}
+    # every row, the unknown-dtype one too (its own code, but the same function)
+    assert result.score == 0 and {r.status for r in rows} == {"delegates"}
     assert "to_bytes calls NumPy's asarray: write the computation yourself" in {
         r.message for r in rows}
     # struct is fine, and so is the test's own use of NumPy (comparing, copying inputs)
@@ -529,6 +529,20 @@ def test_numpy_does_not_count_as_your_own_code_in_lesson_00():
             return struct.pack("<" + formats[dtype] * len(flat), *flat)
     """)
     assert check("00", "to_bytes", namespace=ns).passed
+
+
+def test_bytes_must_be_bytes():
+    # a bytearray equals the bytes it holds, but the docstring asks for a bytes object
+    ns = define("""
+        import struct
+        def to_bytes(flat, dtype):
+            formats = {"bool": "?", "int64": "q", "float64": "d"}
+            if dtype not in formats:
+                raise ValueError(f"{dtype!r}: not bool, int64 or float64")
+            return bytearray(struct.pack("<" + formats[dtype] * len(flat), *flat))
+    """)
+    row = check("00", "to_bytes", namespace=ns).row("packs_float64")
+    assert not row.passed and row.got.endswith("(a bytearray, not a bytes)")
 
 
 def test_rows_that_are_one_list_are_pointed_out():

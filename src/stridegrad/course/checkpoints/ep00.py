@@ -111,13 +111,16 @@ def empty_lists(shape_of):
     expect(shape_of, [[], []], returns=(2, 0))
 
 
-@checkpoint.test("shape_of", hint="Rows of different sizes ([[1, 2], [3]]: 2 numbers and 1) "
-                                  "have no common shape: raise ValueError naming both sizes. "
+@checkpoint.test("shape_of", hint="Rows of different sizes ([[7, 8], [9]]: 2 numbers and 1) "
+                                  "have no common shape, whichever rows they are: raise "
+                                  "ValueError naming both sizes. "
                                   "NumPy refuses them too, but its message names no sizes: yours "
                                   "should.")
 def rejects_ragged_rows(shape_of):
-    expect(shape_of, [[1, 2], [3]], raises=ValueError, naming=((2,), (1,)))
-    expect(shape_of, [[1], [2, 3, 4]], raises=ValueError, naming=((1,), (3,)))
+    # numbers that are not the sizes: a message that prints the list names no size
+    expect(shape_of, [[7, 8], [9]], raises=ValueError, naming=(2, 1))
+    expect(shape_of, [[5], [6, 7, 8]], raises=ValueError, naming=(1, 3))
+    expect(shape_of, [[7, 8], [9], [6, 5]], raises=ValueError, naming=(2, 1))
 
 
 @checkpoint.test("shape_of", hint="A tuple is a level too (the docstring: a number is anything "
@@ -147,18 +150,23 @@ def rejects_raggedness_deeper_down(shape_of):
 
 # ------------------------------------------------------------------ dtype_of
 
-@checkpoint.test("dtype_of", hint="Whole numbers only: each fits an int64 slot.")
+@checkpoint.test("dtype_of", hint="Ints only: each fits an int64 slot. 0 and 1 are ints, even "
+                                  "though 0 == False and 1 == True: ask for the type, not the "
+                                  "value.")
 def ints_give_int64(dtype_of):
     expect(dtype_of, [1, 2, 3], returns="int64")
+    expect(dtype_of, [0, 1], returns="int64")  # equal to False and True, but ints
 
 
 @checkpoint.test("dtype_of", hint="One float among ints makes every slot a float64, wherever it "
-                                  "stands: every element must fit the one type.",
+                                  "stands (2.0 is a float too): every element must fit the one "
+                                  "type.",
                  hint_for=("the first element decides", "any int makes int64"))
 def one_float_makes_float64(dtype_of):
     expect(dtype_of, [1, 2.5, 3], returns="float64")
     expect(dtype_of, [2.5, 1], returns="float64")
     expect(dtype_of, [0.5, 1.5], returns="float64")
+    expect(dtype_of, [1, 2.0], returns="float64")  # a float with no fraction
 
 
 @checkpoint.test("dtype_of", hint="Only True and False: NumPy stores them as 'bool'. In Python "
@@ -189,7 +197,8 @@ def empty_gives_float64(dtype_of):
                                   "type.")
 def rejects_what_is_not_a_number(dtype_of):
     expect(dtype_of, [1, "seven", 3], raises=TypeError, naming=("seven", "str"))
-    expect(dtype_of, [2.5, None], raises=TypeError, naming=("None", "NoneType"))
+    expect(dtype_of, [None, 2.5], raises=TypeError, naming=("None", "NoneType"))
+    expect(dtype_of, [2.5, "eight"], raises=TypeError, naming=("eight", "str"))
     expect(dtype_of, [1, 2j], raises=TypeError, naming=("2j", "complex"))
 
 
@@ -201,9 +210,9 @@ def packs_float64(to_bytes):
     expect(to_bytes, [1.0, -2.5], "float64", returns=struct.pack("<2d", 1.0, -2.5))
 
 
-@checkpoint.test("to_bytes", hint="An int64 slot is 8 bytes too, not 4: struct's standard "
-                                  "size for 'q'. A negative int is stored as struct stores it "
-                                  "(two's complement).")
+@checkpoint.test("to_bytes", hint="An int64 slot is 8 bytes, signed: struct's 'q' (not 'i' or "
+                                  "'l', whose standard size is 4, nor the unsigned 'Q'). -2 is "
+                                  "stored in two's complement, fe ff ff ff ff ff ff ff.")
 def packs_int64(to_bytes):
     expect(to_bytes, [1, -2, 3], "int64", returns=struct.pack("<3q", 1, -2, 3))
 
@@ -304,14 +313,16 @@ def scalar_shape_gives_the_number(unflatten):
                                    "the shape (5 or 7 numbers for (2, 3)): raise ValueError "
                                    "naming the length and the shape.", stretch=True)
 def rejects_a_length_that_does_not_fit(unflatten):
-    expect(unflatten, [1, 2, 3, 4, 5], (2, 3), raises=ValueError, naming=(5, (2, 3)))
-    expect(unflatten, [1, 2, 3, 4, 5, 6, 7], (2, 3), raises=ValueError, naming=(7, (2, 3)))
-    expect(unflatten, [1, 2], (), raises=ValueError, naming=(2, ()))
+    # numbers that are not the length: a message that prints flat does not name it
+    expect(unflatten, [10, 20, 30, 40, 60], (2, 3), raises=ValueError, naming=(5, (2, 3)))
+    expect(unflatten, [10, 20, 30, 40, 60, 80, 90], (2, 3), raises=ValueError,
+           naming=(7, (2, 3)))
+    expect(unflatten, [8, 9], (), raises=ValueError, naming=(2, ()))
 
 
 @checkpoint.test("unflatten", hint="Leave flat as it was (no pop) and build new lists: the "
                                    "caller's list must not change, now or later when the result "
-                                   "does.", stretch=True)
+                                   "does.", stretch=True, hint_for=("returns a 1-D input itself",))
 def shares_nothing_with_the_input(unflatten):
     expect(unflatten, [1, 2, 3], (3,), returns=[1, 2, 3], unchanged=True)
     expect(unflatten, [1, 2, 3, 4], (2, 2), returns=[[1, 2], [3, 4]], unchanged=True)

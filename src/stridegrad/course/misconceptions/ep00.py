@@ -100,6 +100,18 @@ def flatten(data):
             out.append(item)
     return out
 """),
+        Misconception("a generator, not a list",
+          "yields the numbers instead of returning a list: the caller gets a generator, "
+          "which is not a list, can be read only once and has no len(); collect them: "
+          "return list(...), or build the list and return it",
+          """
+def flatten(data):
+    if not isinstance(data, (list, tuple)):
+        yield data
+        return
+    for item in data:
+        yield from flatten(item)
+"""),
         Misconception("only ints count as numbers",
           "tests isinstance(data, int) for the base case: ints are wrapped, but a float (or "
           "any other number) is iterated over and raises TypeError",
@@ -196,6 +208,19 @@ def shape_of(data):
       "gets the shape () instead of (3, 2); the docstring says lists or tuples "
       "(isinstance(data, (list, tuple)))",
       _shape_of().replace("isinstance(data, (list, tuple))", "isinstance(data, list)")),
+    Misconception("compares the first and last items only",
+      "compares the first item's shape with the last one's only: a ragged item in between "
+      "([[7, 8], [9], [6, 5]]) goes unseen and the list gets a shape; compare every item "
+      "with the first",
+      _shape_of(check="if shapes and shapes[0] != shapes[-1]:\n"
+                      "        raise ValueError(f'items of shapes {shapes[0]} and {shapes[-1]}')")),
+    Misconception("prints the list, not the sizes",
+      "puts the whole list in the error message instead of the sizes that clash: the "
+      "reader must find the odd row themselves; name the two sizes (2 and 1 for "
+      "[[7, 8], [9]])",
+      _shape_of(check="for other in shapes[1:]:\n"
+                      "        if other != shapes[0]:\n"
+                      "            raise ValueError(f'ragged list: {data!r}')")),
     Misconception("an empty list has shape ()",
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
@@ -270,6 +295,32 @@ def dtype_of(flat):
     if int in types:
         return "int64"
     return 'float64'""")),
+    Misconception("compares with True and False",
+      "decides 'bool' by value (x in (True, False)): 0 == False and 1 == True, so [0, 1] "
+      "comes out 'bool' instead of 'int64'; ask for the type (type(x) is bool)",
+      _dtype_of("""    if all(v in (True, False) for v in flat) and flat:
+        return "bool"
+    if float in types or not types:
+        return "float64"
+    return 'int64'""")),
+    Misconception("whole floats count as ints",
+      "decides by value whether a number is whole (x == int(x)): 2.0 is a float, so "
+      "[1, 2.0] must be 'float64', not 'int64'; ask for the type, not the value",
+      _dtype_of("""    if types and types <= {bool}:
+        return "bool"
+    if all(v == int(v) for v in flat) and flat:
+        return "int64"
+    return 'float64'""")),
+    Misconception("rejects only strings",
+      "rejects strings only: None and complex numbers get a dtype instead of a TypeError; "
+      "accept bool, int and float (type(v) in (bool, int, float)) and reject everything "
+      "else",
+      _dtype_of("""    if types and types <= {bool}:
+        return "bool"
+    if types and types <= {bool, int}:
+        return "int64"
+    return 'float64'""", reject="raise TypeError(f'{v!r} of type {type(v).__name__}') "
+                                  "if isinstance(v, str) else None")),
     Misconception("stops at the first float",
       "returns 'float64' as soon as it meets a float: the elements after it are never "
       "looked at, so [2.5, None] gets 'float64' instead of a TypeError naming None; check "
@@ -347,9 +398,9 @@ def _to_bytes(formats="{'bool': '?', 'int64': 'q', 'float64': 'd'}", check=_DTYP
 
 MISCONCEPTIONS["to_bytes"] = [
     Misconception("big-endian",
-      "puts the most significant byte first ('>'): 258 comes out 00 00 00 00 00 00 01 02; "
-      "NumPy, x86 and ARM put the least significant byte first ('<'), so a reader of the "
-      "block gets other numbers",
+      "puts the most significant byte first ('>'): 1.0 comes out 3f f0 00 00 00 00 00 00 "
+      "instead of 00 00 00 00 00 00 f0 3f; NumPy, x86 and ARM put the least significant "
+      "byte first ('<'), so a reader of the block gets other numbers",
       _to_bytes(pack="struct.pack('>' + str(len(flat)) + formats[dtype], *flat)")),
     Misconception("4-byte ints",
       "packs an int64 into 4 bytes ('i' or 'l', whose standard size is 4): int64 means 64 "
@@ -378,6 +429,12 @@ MISCONCEPTIONS["to_bytes"] = [
       "number does not fit, and struct raises an error; int64 is signed, struct's 'q' "
       "(-2 is fe ff ff ff ff ff ff ff)",
       _to_bytes(formats="{'bool': '?', 'int64': 'Q', 'float64': 'd'}")),
+    Misconception("int.to_bytes, unsigned",
+      "packs the ints with int.to_bytes(8, 'little'), which is unsigned unless told "
+      "otherwise: a negative number raises OverflowError; int64 is signed, so pass "
+      "signed=True (or use struct's 'q')",
+      _to_bytes(pack="b''.join(int(v).to_bytes(8, 'little') if dtype == 'int64' else "
+                     "struct.pack('<' + formats[dtype], v) for v in flat)")),
     Misconception("checks the dtype in the loop",
       "checks the dtype inside the loop over the numbers: with no numbers the check never "
       "runs, so to_bytes([], 'float32') gives b'' instead of a ValueError; check the dtype "
@@ -486,6 +543,11 @@ def unflatten(flat, shape):
             rows[i][j] = flat[i * step + j]
     return [unflatten(row, shape[1:]) for row in rows]
 """),
+    Misconception("prints flat, not its length",
+      "puts flat itself in the error message instead of its length: the reader has to "
+      "count the numbers; name how many there are (5) and the shape ((2, 3))",
+      _unflatten(check='if len(flat) != n:\n        raise ValueError(f"cannot fit {flat} '
+                       'into the shape {shape}")')),
     Misconception("the empty shape before the size check",
       "returns flat[0] for the empty shape before comparing len(flat) with the number of "
       "elements: unflatten([1, 2], ()) gives 1 instead of a ValueError; the shape () holds "
