@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import inspect
 import struct
 
-from stridegrad.course.checks import ANY, CheckFailure, Checkpoint, expect
+from stridegrad.course.checks import ANY, CheckFailure, Checkpoint, expect, raised, short_repr
 
 __all__ = ["checkpoint"]
 
@@ -246,6 +247,60 @@ def bools_take_one_byte(to_bytes):
 def no_numbers_no_bytes(to_bytes):
     expect(to_bytes, [], "float64", returns=b"")
     expect(to_bytes, [], "bool", returns=b"")
+
+
+def _as_on_windows(fmt: str) -> str:
+    """A struct format as 64-bit Windows reads it: with no byte order first, struct uses
+    the machine's own sizes, and there a C long ('l', 'L') is 4 bytes, not 8."""
+    if fmt[:1] in "<>!=":
+        return fmt  # standard sizes: the same everywhere
+    return "<" + fmt.lstrip("@").replace("l", "i").replace("L", "I")
+
+
+class _StructOnWindows:
+    """The struct module as a learner's code would find it on 64-bit Windows."""
+
+    error = struct.error
+
+    @staticmethod
+    def pack(fmt, *values):
+        return struct.pack(_as_on_windows(fmt), *values)
+
+    @staticmethod
+    def calcsize(fmt):
+        return struct.calcsize(_as_on_windows(fmt))
+
+    @staticmethod
+    def Struct(fmt):  # noqa: N802 - struct's own name
+        return struct.Struct(_as_on_windows(fmt))
+
+
+@checkpoint.test("to_bytes", hint="Standard sizes are the same on every machine: with '<' first, "
+                                  "'q' is 8 bytes everywhere. Without it struct uses the "
+                                  "machine's own sizes, and a native 'l' is 8 bytes on Linux "
+                                  "and macOS but 4 on Windows.")
+def the_same_bytes_on_every_machine(to_bytes):
+    # run the learner's to_bytes with struct as Windows has it (where the notebook's
+    # own struct, or its pack, is what it calls), and expect the same bytes as here
+    scope = getattr(inspect.unwrap(to_bytes), "__globals__", {})  # check() wraps it
+    swaps = {name: fake for name, fake in (("struct", _StructOnWindows),
+                                           ("pack", _StructOnWindows.pack),
+                                           ("Struct", _StructOnWindows.Struct))
+             if scope.get(name) is {"struct": struct, "pack": struct.pack,
+                                    "Struct": struct.Struct}[name]}
+    saved = {name: scope[name] for name in swaps}
+    call = "to_bytes([1, -2], 'int64') with struct's sizes as on 64-bit Windows"
+    want = struct.pack("<2q", 1, -2)
+    try:
+        scope.update(swaps)
+        try:
+            got = to_bytes([1, -2], "int64")
+        except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
+            raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
+    finally:
+        scope.update(saved)
+    if got != want:
+        raise CheckFailure(call, short_repr(want), short_repr(got))
 
 
 @checkpoint.test("to_bytes", hint="Only 'bool', 'int64' and 'float64' are known: for 'float32' "

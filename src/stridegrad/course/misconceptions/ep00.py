@@ -406,6 +406,12 @@ MISCONCEPTIONS["to_bytes"] = [
       "packs an int64 into 4 bytes ('i' or 'l', whose standard size is 4): int64 means 64 "
       "bits, 8 bytes, struct's 'q'",
       _to_bytes(formats="{'bool': '?', 'int64': 'i', 'float64': 'd'}")),
+    Misconception("native sizes",
+      "packs with a format that has no '<' (or '='): struct then uses the machine's own "
+      "sizes, and a native 'l' is 8 bytes on Linux and macOS but 4 on Windows, so the "
+      "same code writes other bytes there; start the format with '<' and use 'q'",
+      _to_bytes(formats="{'bool': '?', 'int64': 'l', 'float64': 'd'}",
+                pack="struct.pack(formats[dtype] * len(flat), *flat)")),
     Misconception("float32 slots",
       "packs a float64 into 4 bytes ('f', a float32): float64 means 64 bits, 8 bytes, "
       "struct's 'd'",
