@@ -256,8 +256,8 @@ print(struct.unpack("<q", eight_bytes)[0])  # "<q": the same bytes as an 8-byte 
 # %% [markdown]
 # So an array keeps one more thing beside its numbers and its shape: a
 # **dtype**, the one type that every slot holds and that says how to read
-# its bytes. NumPy picks it from the numbers you give it: the one type that
-# can hold them all. `np.array([1, 2, 3])` is `int64` (on Windows, NumPy
+# its bytes. NumPy picks it from the numbers you give it: the one type, of
+# bool, int64 and float64, that can hold them all. `np.array([1, 2, 3])` is `int64` (on Windows, NumPy
 # before 2.0 picked `int32`; we follow today's NumPy); `np.array([1, 2.5])`
 # is `float64` (the 1 is stored as 1.0); `np.array([True, False])` is `bool`;
 # `np.array([True, 2])` is `int64` (True is stored as 1).
@@ -334,7 +334,8 @@ def to_bytes(flat, dtype):
     hold all of it (``dtype_of(flat)`` does). No numbers give ``b""``.
 
     Raises:
-        ValueError: naming ``dtype`` and the three dtypes it can be, for any other.
+        ValueError: naming ``dtype`` and the three dtypes it can be, for any other
+            dtype, with numbers or without.
 
     Example:
         >>> to_bytes([1.0], "float64").hex(" ")

@@ -519,6 +519,14 @@ def test_numpy_does_not_count_as_your_own_code_in_lesson_00():
     assert result.score == 0 and {r.status for r in rows} == {"delegates"}
     assert "to_bytes calls NumPy's asarray: write the computation yourself" in {
         r.message for r in rows}
+    # named by what the learner called, not by the helper NumPy runs first for it
+    ns = define("""
+        import numpy as np
+        def unflatten(flat, shape):
+            return np.reshape(flat, shape).tolist()
+    """)
+    assert {r.message for r in check("00", "unflatten", namespace=ns).rows} == {
+        "unflatten calls NumPy's reshape: write the computation yourself"}
     # struct is fine, and so is the test's own use of NumPy (comparing, copying inputs)
     ns = define("""
         import struct
@@ -543,6 +551,18 @@ def test_bytes_must_be_bytes():
     """)
     row = check("00", "to_bytes", namespace=ns).row("packs_float64")
     assert not row.passed and row.got.endswith("(a bytearray, not a bytes)")
+    # the one wrong type on every failing row is named as the cause
+    assert row.diagnosis.startswith("returns a bytearray where a bytes is expected")
+
+
+def test_an_endless_loop_costs_one_time_limit_not_one_per_test(monkeypatch):
+    import stridegrad.course.checks as checks
+    monkeypatch.setattr(checks, "AFTER_A_TIMEOUT", 0.1)
+    ns = define("def flatten(data):\n    while True:\n        pass\n")
+    rows = run_checkpoint(load_checkpoint("00"), ns, exercise="flatten", timeout=0.5).rows
+    assert {r.status for r in rows} == {"timeout"}
+    assert "within 0.5 s" in rows[0].message
+    assert all("within 0.1 s" in r.message for r in rows[1:])
 
 
 def test_rows_that_are_one_list_are_pointed_out():

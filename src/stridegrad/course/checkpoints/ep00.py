@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 import struct
+import types
+from typing import Any
 
 from stridegrad.course.checks import ANY, CheckFailure, Checkpoint, expect, raised, short_repr
 
@@ -105,16 +107,18 @@ def three_levels(shape_of):
     expect(shape_of, [[[1], [2]], [[3], [4]], [[5], [6]]], returns=(3, 2, 1))
 
 
-@checkpoint.test("shape_of", hint="An empty list has one level of size 0: (0,). Two empty "
-                                  "rows are (2, 0).")
+@checkpoint.test("shape_of", hint="An empty list (or tuple) has one level of size 0: (0,). Two "
+                                  "empty rows are (2, 0).")
 def empty_lists(shape_of):
     expect(shape_of, [], returns=(0,))
     expect(shape_of, [[], []], returns=(2, 0))
+    expect(shape_of, (), returns=(0,))
+    expect(shape_of, [(), ()], returns=(2, 0))
 
 
-@checkpoint.test("shape_of", hint="Rows of different sizes ([[7, 8], [9]]: 2 numbers and 1) "
-                                  "have no common shape, whichever rows they are: raise "
-                                  "ValueError naming both sizes. "
+@checkpoint.test("shape_of", hint="Rows of different sizes (2 numbers and 1, or 1 and 3) have "
+                                  "no common shape, whichever rows they are: raise ValueError "
+                                  "naming both sizes. "
                                   "NumPy refuses them too, but its message names no sizes: yours "
                                   "should.")
 def rejects_ragged_rows(shape_of):
@@ -130,8 +134,6 @@ def rejects_ragged_rows(shape_of):
 def tuples_are_levels_too(shape_of):
     expect(shape_of, ((1, 2), (3, 4), (5, 6)), returns=(3, 2))
     expect(shape_of, [(1, 2), [3, 4]], returns=(2, 2))
-    expect(shape_of, (), returns=(0,))
-    expect(shape_of, [(), ()], returns=(2, 0))
 
 
 @checkpoint.test("shape_of", hint="A number beside a list is ragged too: [[1, 2], 3] mixes an "
@@ -243,64 +245,62 @@ def bools_take_one_byte(to_bytes):
     expect(to_bytes, [True, False, True], "bool", returns=b"\x01\x00\x01")
 
 
-@checkpoint.test("to_bytes", hint="No numbers, no slots: b'', whatever the dtype.")
+@checkpoint.test("to_bytes", hint="No numbers, no slots: b'' for each of the three dtypes.")
 def no_numbers_no_bytes(to_bytes):
     expect(to_bytes, [], "float64", returns=b"")
     expect(to_bytes, [], "bool", returns=b"")
 
 
-def _as_on_windows(fmt: str) -> str:
-    """A struct format as 64-bit Windows reads it: with no byte order first, struct uses
-    the machine's own sizes, and there a C long ('l', 'L') is 4 bytes, not 8."""
+def _elsewhere(fmt: str, machine: str) -> str:
+    """A struct format as another machine reads it. With no byte order first ('<', '>',
+    '!', '='), struct uses the machine's own sizes and byte order: on 64-bit Windows a C
+    long ('l', 'L') is 4 bytes, not 8; on a big-endian machine (IBM Z) the most
+    significant byte comes first."""
     if fmt[:1] in "<>!=":
-        return fmt  # standard sizes: the same everywhere
-    return "<" + fmt.lstrip("@").replace("l", "i").replace("L", "I")
+        return fmt  # standard sizes and an explicit order: the same everywhere
+    body = fmt.lstrip("@")
+    if machine == "windows":
+        return "<" + body.replace("l", "i").replace("L", "I")
+    return ">" + body
 
 
-class _StructOnWindows:
-    """The struct module as a learner's code would find it on 64-bit Windows."""
-
-    error = struct.error
-
-    @staticmethod
-    def pack(fmt, *values):
-        return struct.pack(_as_on_windows(fmt), *values)
-
-    @staticmethod
-    def calcsize(fmt):
-        return struct.calcsize(_as_on_windows(fmt))
-
-    @staticmethod
-    def Struct(fmt):  # noqa: N802 - struct's own name
-        return struct.Struct(_as_on_windows(fmt))
+def _struct_on(machine: str) -> Any:
+    """The struct module as a learner's code would find it on ``machine``."""
+    return types.SimpleNamespace(
+        error=struct.error,
+        pack=lambda fmt, *values: struct.pack(_elsewhere(fmt, machine), *values),
+        calcsize=lambda fmt: struct.calcsize(_elsewhere(fmt, machine)),
+        Struct=lambda fmt: struct.Struct(_elsewhere(fmt, machine)))
 
 
-@checkpoint.test("to_bytes", hint="Standard sizes are the same on every machine: with '<' first, "
-                                  "'q' is 8 bytes everywhere. Without it struct uses the "
-                                  "machine's own sizes, and a native 'l' is 8 bytes on Linux "
-                                  "and macOS but 4 on Windows.")
+@checkpoint.test("to_bytes", hint="With '<' first, struct writes the same bytes on every "
+                                  "machine: 'q' is 8 bytes, least significant first. Without it "
+                                  "struct uses the machine's own sizes and order: a native 'l' "
+                                  "is 4 bytes on Windows, and an IBM Z puts the most "
+                                  "significant byte first.")
 def the_same_bytes_on_every_machine(to_bytes):
-    # run the learner's to_bytes with struct as Windows has it (where the notebook's
-    # own struct, or its pack, is what it calls), and expect the same bytes as here
+    # run the learner's to_bytes with struct as another machine has it (where the
+    # notebook's own struct, or its pack, is what it calls): the same bytes as here
     scope = getattr(inspect.unwrap(to_bytes), "__globals__", {})  # check() wraps it
-    swaps = {name: fake for name, fake in (("struct", _StructOnWindows),
-                                           ("pack", _StructOnWindows.pack),
-                                           ("Struct", _StructOnWindows.Struct))
-             if scope.get(name) is {"struct": struct, "pack": struct.pack,
-                                    "Struct": struct.Struct}[name]}
-    saved = {name: scope[name] for name in swaps}
-    call = "to_bytes([1, -2], 'int64') with struct's sizes as on 64-bit Windows"
-    want = struct.pack("<2q", 1, -2)
-    try:
-        scope.update(swaps)
+    for machine, where in (("windows", "on 64-bit Windows"), ("big", "on a big-endian IBM Z")):
+        fake = _struct_on(machine)
+        swaps = {name: new for name, new, real in (("struct", fake, struct),
+                                                   ("pack", fake.pack, struct.pack),
+                                                   ("Struct", fake.Struct, struct.Struct))
+                 if scope.get(name) is real}
+        saved = {name: scope[name] for name in swaps}
+        call = f"to_bytes([1, -2], 'int64') with struct as {where}"
+        want = struct.pack("<2q", 1, -2)
         try:
-            got = to_bytes([1, -2], "int64")
-        except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
-            raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
-    finally:
-        scope.update(saved)
-    if got != want:
-        raise CheckFailure(call, short_repr(want), short_repr(got))
+            scope.update(swaps)
+            try:
+                got = to_bytes([1, -2], "int64")
+            except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
+                raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
+        finally:
+            scope.update(saved)
+        if got != want:
+            raise CheckFailure(call, short_repr(want), short_repr(got))
 
 
 @checkpoint.test("to_bytes", hint="Only 'bool', 'int64' and 'float64' are known: for 'float32' "
@@ -373,6 +373,9 @@ def rejects_a_length_that_does_not_fit(unflatten):
     expect(unflatten, [10, 20, 30, 40, 60, 80, 90], (2, 3), raises=ValueError,
            naming=(7, (2, 3)))
     expect(unflatten, [8, 9], (), raises=ValueError, naming=(2, ()))
+    # lengths that a size divides: only the product of all the sizes fits
+    expect(unflatten, [10, 20, 30, 40, 50, 60], (3,), raises=ValueError, naming=(6, (3,)))
+    expect(unflatten, list(range(100, 112)), (2, 3), raises=ValueError, naming=(12, (2, 3)))
 
 
 @checkpoint.test("unflatten", hint="Leave flat as it was (no pop) and build new lists: the "

@@ -3,7 +3,7 @@
 HINTS = {
     "flatten": [
         "An item of the list is either a number or another list, nested to any depth. "
-        "Could flatten call itself on an item that is a list?",
+        "Could flatten call itself on an item that is a list (or a tuple)?",
         "Recursion: flatten each item with flatten itself and join the pieces. A lone "
         "number is the base case: the list of that one number.",
         "In full:\n\n"

@@ -100,6 +100,17 @@ def flatten(data):
             out.append(item)
     return out
 """),
+        Misconception("no base case",
+          "never stops at a number: flatten calls itself on every item, numbers too, and "
+          "going through a number raises TypeError ('int' object is not iterable); a number "
+          "is where the recursion stops: return [data]",
+          """
+def flatten(data):
+    out = []
+    for item in data:
+        out.extend(flatten(item))
+    return out
+"""),
         Misconception("a generator, not a list",
           "yields the numbers instead of returning a list: the caller gets a generator, "
           "which is not a list, can be read only once and has no len(); collect them: "
@@ -407,11 +418,16 @@ MISCONCEPTIONS["to_bytes"] = [
       "bits, 8 bytes, struct's 'q'",
       _to_bytes(formats="{'bool': '?', 'int64': 'i', 'float64': 'd'}")),
     Misconception("native sizes",
-      "packs with a format that has no '<' (or '='): struct then uses the machine's own "
-      "sizes, and a native 'l' is 8 bytes on Linux and macOS but 4 on Windows, so the "
-      "same code writes other bytes there; start the format with '<' and use 'q'",
+      "packs with a format that has no '<': struct then uses the machine's own sizes and "
+      "byte order, and a native 'l' is 8 bytes on Linux and macOS but 4 on Windows, so "
+      "the same code writes other bytes there; start the format with '<' and use 'q'",
       _to_bytes(formats="{'bool': '?', 'int64': 'l', 'float64': 'd'}",
                 pack="struct.pack(formats[dtype] * len(flat), *flat)")),
+    Misconception("native order",
+      "packs with 'q' and 'd' but no '<': right on x86 and ARM, whose own order is "
+      "little-endian, but a big-endian machine (IBM Z) puts the most significant byte "
+      "first; start the format with '<' to ask for little-endian everywhere",
+      _to_bytes(pack="struct.pack(formats[dtype] * len(flat), *flat)")),
     Misconception("float32 slots",
       "packs a float64 into 4 bytes ('f', a float32): float64 means 64 bits, 8 bytes, "
       "struct's 'd'",
@@ -441,10 +457,15 @@ MISCONCEPTIONS["to_bytes"] = [
       "signed=True (or use struct's 'q')",
       _to_bytes(pack="b''.join(int(v).to_bytes(8, 'little') if dtype == 'int64' else "
                      "struct.pack('<' + formats[dtype], v) for v in flat)")),
+    Misconception("a one-number format for many numbers",
+      "packs all the numbers with a format for one ('<q' with *flat): struct raises an "
+      "error unless there is exactly one number (pack expected 1 items); put the count in "
+      "the format ('<3q') or pack each number and join the pieces",
+      _to_bytes(pack="struct.pack('<' + formats[dtype], *flat)")),
     Misconception("checks the dtype in the loop",
-      "checks the dtype inside the loop over the numbers: with no numbers the check never "
-      "runs, so to_bytes([], 'float32') gives b'' instead of a ValueError; check the dtype "
-      "once, before the loop",
+      "never checks the dtype when there are no numbers (the check sits in the loop, or "
+      "an early return for an empty list comes first): to_bytes([], 'float32') gives b'' "
+      "instead of a ValueError; check the dtype first, before anything else",
       _to_bytes(check="pass", pack="b''.join(_pack(v, dtype, formats) for v in flat)")
       + """
 def _pack(v, dtype, formats):
@@ -554,6 +575,15 @@ def unflatten(flat, shape):
       "count the numbers; name how many there are (5) and the shape ((2, 3))",
       _unflatten(check='if len(flat) != n:\n        raise ValueError(f"cannot fit {flat} '
                        'into the shape {shape}")')),
+    Misconception("checks that the length divides",
+      "checks only that shape[0] divides len(flat): numbers left over are dropped "
+      "(unflatten of 6 numbers into (3,) gives 3 of them) instead of a ValueError; the "
+      "length must equal the product of all the sizes",
+      _unflatten(check="if (shape and shape[0] and len(flat) % shape[0]) or (\n"
+                       "            not shape and len(flat) != 1):\n"
+                       "        raise ValueError(f'{len(flat)} numbers cannot fill {shape}')\n"
+                       "    if shape and len(flat) != n:\n"
+                       "        flat = flat[:n]")),
     Misconception("the empty shape before the size check",
       "returns flat[0] for the empty shape before comparing len(flat) with the number of "
       "elements: unflatten([1, 2], ()) gives 1 instead of a ValueError; the shape () holds "
