@@ -547,7 +547,7 @@ def unflatten(flat, shape):
 #
 # | here | NumPy | PyTorch |
 # |---|---|---|
-# | `flatten(data)` | `np.asarray(data).ravel().tolist()` | `torch.tensor(data).flatten().tolist()` |
+# | `flatten(data)` | `np.asarray(data).ravel().tolist()` (numbers made one dtype) | `torch.tensor(data).flatten().tolist()` |
 # | `shape_of(data)` | `np.asarray(data).shape` | `torch.tensor(data).shape` |
 # | `dtype_of(flat)` | `np.asarray(flat).dtype.name` | `torch.tensor(flat).dtype` (floats: `float32`) |
 # | `to_bytes(flat, dtype)` | `np.asarray(flat, dtype).tobytes()` | `torch.tensor(flat, dtype=torch.float64).numpy().tobytes()` |

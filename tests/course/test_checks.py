@@ -555,6 +555,19 @@ def test_bytes_must_be_bytes():
     assert row.diagnosis.startswith("returns a bytearray where a bytes is expected")
 
 
+def test_a_recursion_that_never_ends_is_named_as_such():
+    # no known mistake of shape_of recurses on data itself; every failing row is a
+    # RecursionError, and that is the cause whatever else is wrong
+    ns = define("""
+        def shape_of(data):
+            if not isinstance(data, (list, tuple)):
+                return ()
+            return (len(data),) + shape_of(data)
+    """)
+    failing = [r for r in check("00", "shape_of", namespace=ns).rows if not r.passed]
+    assert failing and all(r.diagnosis.startswith("recurses without end") for r in failing)
+
+
 def test_an_endless_loop_costs_one_time_limit_not_one_per_test(monkeypatch):
     import stridegrad.course.checks as checks
     monkeypatch.setattr(checks, "AFTER_A_TIMEOUT", 0.1)

@@ -1017,7 +1017,8 @@ _TYPE_NOTE = re.compile(r"\((an? [\w.]+), not (an? [\w.]+)\)$")
 _TYPE_ADVICE = {
     "a generator": "a generator hands out its items once and has no len(); collect them "
                    "into a list (return list(...))",
-    "a bytearray": "a bytearray is a bytes object you can change; return bytes(...)",
+    "a bytearray": "a bytearray holds bytes but is another type, one you can change; "
+                   "return bytes(...)",
     "a tuple": "build a list, or return list(...)",
     "a list": "build a tuple, or return tuple(...)",
 }
@@ -1034,6 +1035,17 @@ def _one_wrong_type(rows: list[Row]) -> str:
     got, want = notes.pop()
     advice = _TYPE_ADVICE.get(got, f"return {want}")
     return f"returns {got} where {want} is expected, on every call that fails: {advice}"
+
+
+def _endless_recursion(rows: list[Row]) -> str:
+    """A diagnosis for an exercise whose every failing row ran into Python's recursion
+    limit: whatever else is wrong, the recursion does not end."""
+    failing = [r for r in rows if r.status in _FAILED]
+    if not failing or not all(r.got.startswith("raised RecursionError") for r in failing):
+        return ""
+    return ("recurses without end: every failing call ran into Python's recursion limit "
+            "(RecursionError); each call must work on something smaller than it was given "
+            "(an item, not the whole list), down to a case it answers without calling itself")
 
 
 def _side_effect(outcome: Any) -> str:
@@ -1143,7 +1155,8 @@ def diagnose_rows(checkpoint: Checkpoint, result: CheckResult, namespace: Mappin
             match = _match(known, own)
             outcomes = {test: own.get(test, outcome) for test, outcome in outcomes.items()}
         gated: list[Row] = []  # rows whose hint is about another mistake than theirs
-        wrong_type = "" if match is not None or cause else _one_wrong_type(rows)
+        wrong_type = "" if match is not None or cause else (
+            _one_wrong_type(rows) or _endless_recursion(rows))
         for r in rows:
             if r.status not in _FAILED:
                 continue

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import array
 import inspect
 import struct
 import types
@@ -32,10 +33,12 @@ def keeps_a_flat_list(flatten):
     expect(flatten, [7, 8, 9], returns=[7, 8, 9])
 
 
-@checkpoint.test("flatten", hint="Lists can nest more than two deep: call flatten on each item "
-                                 "(recursion) instead of assuming rows of numbers.")
-def flattens_three_levels(flatten):
+@checkpoint.test("flatten", hint="Lists can nest to any depth, three levels or thirty: call "
+                                 "flatten on each item (recursion) instead of assuming rows of "
+                                 "numbers.")
+def flattens_any_depth(flatten):
     expect(flatten, [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], returns=[1, 2, 3, 4, 5, 6, 7, 8])
+    expect(flatten, [[[[1]], 2], 3], returns=[1, 2, 3])
 
 
 @checkpoint.test("flatten", hint="A tuple is a sequence too (the docstring: lists or tuples, "
@@ -69,9 +72,9 @@ def empty_list(flatten):
     expect(flatten, [], returns=[])
 
 
-@checkpoint.test("flatten", hint="Build new lists: do not change the input (no pop, no extend "
-                                 "on the rows you were given), and return none of its own "
-                                 "lists.")
+@checkpoint.test("flatten", hint="Build new lists: change nothing you were given (no pop, no "
+                                 "extend on the caller's own rows), and let the result hold none "
+                                 "of the caller's lists (flatten those too).")
 def leaves_the_input_alone(flatten):
     # only the inputs: a wrong result is the other tests' business
     expect(flatten, [[1, 2], [3, 4]], returns=ANY, unchanged=True)
@@ -253,11 +256,14 @@ def no_numbers_no_bytes(to_bytes):
 
 def _elsewhere(fmt: str, machine: str) -> str:
     """A struct format as another machine reads it. With no byte order first ('<', '>',
-    '!', '='), struct uses the machine's own sizes and byte order: on 64-bit Windows a C
+    '!'), struct uses the machine's own byte order ('=': with standard sizes; nothing
+    or '@': with the machine's own sizes too): on 64-bit Windows a C
     long ('l', 'L') is 4 bytes, not 8; on a big-endian machine (IBM Z) the most
     significant byte comes first."""
-    if fmt[:1] in "<>!=":
+    if fmt[:1] in "<>!":
         return fmt  # standard sizes and an explicit order: the same everywhere
+    if fmt[:1] == "=":  # standard sizes, but the machine's own order
+        return (">" if machine == "big" else "<") + fmt[1:]
     body = fmt.lstrip("@")
     if machine == "windows":
         return "<" + body.replace("l", "i").replace("L", "I")
@@ -273,6 +279,20 @@ def _struct_on(machine: str) -> Any:
         Struct=lambda fmt: struct.Struct(_elsewhere(fmt, machine)))
 
 
+def _array_on(machine: str) -> Any:
+    """The array module as ``machine`` has it, as far as ``array(code, numbers)
+    .tobytes()`` goes: the machine's own sizes and byte order, as struct's native ones."""
+    class Array:
+        def __init__(self, code, numbers=()):
+            self.code, self.numbers = code, list(numbers)
+
+        def tobytes(self):
+            return struct.pack(_elsewhere(self.code * len(self.numbers), machine),
+                               *self.numbers)
+
+    return types.SimpleNamespace(array=Array)
+
+
 @checkpoint.test("to_bytes", hint="With '<' first, struct writes the same bytes on every "
                                   "machine: 'q' is 8 bytes, least significant first. Without it "
                                   "struct uses the machine's own sizes and order: a native 'l' "
@@ -283,24 +303,32 @@ def the_same_bytes_on_every_machine(to_bytes):
     # notebook's own struct, or its pack, is what it calls): the same bytes as here
     scope = getattr(inspect.unwrap(to_bytes), "__globals__", {})  # check() wraps it
     for machine, where in (("windows", "on 64-bit Windows"), ("big", "on a big-endian IBM Z")):
-        fake = _struct_on(machine)
+        fake, fake_array = _struct_on(machine), _array_on(machine)
         swaps = {name: new for name, new, real in (("struct", fake, struct),
                                                    ("pack", fake.pack, struct.pack),
-                                                   ("Struct", fake.Struct, struct.Struct))
+                                                   ("Struct", fake.Struct, struct.Struct),
+                                                   ("array", fake_array, array),
+                                                   ("array", fake_array.array, array.array))
                  if scope.get(name) is real}
         saved = {name: scope[name] for name in swaps}
-        call = f"to_bytes([1, -2], 'int64') with struct as {where}"
+        name = getattr(to_bytes, "__name__", "to_bytes")
+        call = f"{name}([1, -2], 'int64') with struct and array as {where}"
         want = struct.pack("<2q", 1, -2)
         try:
             scope.update(swaps)
             try:
                 got = to_bytes([1, -2], "int64")
+            except NotImplementedError:
+                raise  # not written yet: the row says so, as every other test's does
             except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
                 raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
         finally:
             scope.update(saved)
-        if got != want:
-            raise CheckFailure(call, short_repr(want), short_repr(got))
+        if type(got) is not bytes or got != want:
+            kind = type(got).__name__
+            note = "" if type(got) is bytes else (
+                f" ({'an' if kind[:1] in 'aeiou' else 'a'} {kind}, not a bytes)")
+            raise CheckFailure(call, short_repr(want), short_repr(got) + note)
 
 
 @checkpoint.test("to_bytes", hint="Only 'bool', 'int64' and 'float64' are known: for 'float32' "

@@ -55,7 +55,7 @@ def flatten(data):
         return [x for item in data for x in flatten(item)]
     out = data[0]
     for row in data[1:]:
-        out.extend(row)
+        out.extend(row if isinstance(row, list) else [row])
     return flatten(out)
 """),
         Misconception("returns a flat input itself",
@@ -98,6 +98,38 @@ def flatten(data):
             out.append(flatten(item))
         else:
             out.append(item)
+    return out
+"""),
+        Misconception("three levels at most",
+          "goes down a fixed number of levels with nested loops: three levels come out "
+          "flat, but a fourth stays nested ([[[[1]], 2], 3] gives [[1], 2, 3]); call "
+          "flatten on each item, so that any depth works",
+          """
+def flatten(data):
+    if not isinstance(data, (list, tuple)):
+        return [data]
+    out = []
+    for a in data:
+        if not isinstance(a, (list, tuple)):
+            out.append(a)
+            continue
+        for b in a:
+            if not isinstance(b, (list, tuple)):
+                out.append(b)
+                continue
+            out.extend(b)
+    return out
+"""),
+        Misconception("recurses on the whole list",
+          "calls flatten on the whole list again instead of on the item: the problem never "
+          "gets smaller, so the calls never end (RecursionError); call flatten(item)",
+          """
+def flatten(data):
+    if not isinstance(data, (list, tuple)):
+        return [data]
+    out = []
+    for item in data:
+        out.extend(flatten(data))
     return out
 """),
         Misconception("no base case",
@@ -418,15 +450,17 @@ MISCONCEPTIONS["to_bytes"] = [
       "bits, 8 bytes, struct's 'q'",
       _to_bytes(formats="{'bool': '?', 'int64': 'i', 'float64': 'd'}")),
     Misconception("native sizes",
-      "packs with a format that has no '<': struct then uses the machine's own sizes and "
-      "byte order, and a native 'l' is 8 bytes on Linux and macOS but 4 on Windows, so "
-      "the same code writes other bytes there; start the format with '<' and use 'q'",
+      "packs with a format that has no '<' (or with array.array, which always works so): "
+      "the machine's own sizes and byte order, and a native 'l' is 8 bytes on Linux and "
+      "macOS but 4 on Windows, so the same code writes other bytes there; use struct with "
+      "'<' first, and 'q'",
       _to_bytes(formats="{'bool': '?', 'int64': 'l', 'float64': 'd'}",
                 pack="struct.pack(formats[dtype] * len(flat), *flat)")),
     Misconception("native order",
-      "packs with 'q' and 'd' but no '<': right on x86 and ARM, whose own order is "
-      "little-endian, but a big-endian machine (IBM Z) puts the most significant byte "
-      "first; start the format with '<' to ask for little-endian everywhere",
+      "packs in the machine's own byte order ('q' and 'd' with no '<', or '=q'): right on "
+      "x86 and ARM, whose own order is little-endian, but a big-endian machine (IBM Z) "
+      "puts the most significant byte first; start the format with '<' to ask for "
+      "little-endian everywhere",
       _to_bytes(pack="struct.pack(formats[dtype] * len(flat), *flat)")),
     Misconception("float32 slots",
       "packs a float64 into 4 bytes ('f', a float32): float64 means 64 bits, 8 bytes, "
