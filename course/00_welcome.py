@@ -31,7 +31,8 @@ import matplotlib.pyplot as plt
 # images of handwritten digits, in well under a second on NumPy. By episode 09
 # you will have written what it runs on: tensors, autograd (`loss.backward()`),
 # linear layers, the cross-entropy loss and the optimizer step. Only the data
-# helpers (`load_digits`, `DataLoader`) come ready-made.
+# helpers (`load_digits`, `DataLoader`) come ready-made. The loss printed is
+# the last batch's, so it can go up a little while the accuracy climbs.
 
 # %% tags=["nbval-ignore-output"]
 #| requires: stridegrad.nn.MLP, stridegrad.optim.SGD, stridegrad.data.DataLoader
@@ -314,8 +315,9 @@ dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False]), dtype_of([True
 # [format characters](https://docs.python.org/3/library/struct.html#format-characters)
 # of Python's `struct` documentation name one for each kind of slot. Use
 # their *standard* sizes, 8 bytes for `int64` and `float64` and 1 for `bool`
-# (a format that starts with `<` uses them; without it, struct uses your
-# machine's own, and `'l'` is 8 bytes on Linux but 4 on Windows), and put the
+# (a format that starts with `<` uses them, and there a C `long`, `'l'`, is
+# only 4 bytes; without `<`, struct uses your machine's own sizes, and `'l'`
+# is 8 bytes on Linux but 4 on Windows), and put the
 # least significant byte first (**little-endian**, the `<` again), as x86 and
 # ARM processors do: then NumPy can read your block as it is. (`check()` shows
 # bytes as `bytes.fromhex('02 01 00 ...')`, one pair of hex digits per byte,
@@ -357,7 +359,8 @@ def to_bytes(flat, dtype):
 
 # %%
 #| calls-exercise
-# expect '01 00 00 00 00 00 00 00 02 01 00 00 00 00 00 00': 258 is 0x0102, low byte first
+# expect '01 00 00 00 00 00 00 00 02 01 00 00 00 00 00 00':
+# 258 = 1 * 256 + 2, so its low byte is 02 and the next one 01 (0x0102 in hex)
 to_bytes([1, 258], "int64").hex(" ")
 
 # %%
@@ -550,7 +553,7 @@ def unflatten(flat, shape):
 # | `flatten(data)` | `np.asarray(data).ravel().tolist()` (numbers made one dtype) | `torch.tensor(data).flatten().tolist()` |
 # | `shape_of(data)` | `np.asarray(data).shape` | `torch.tensor(data).shape` |
 # | `dtype_of(flat)` | `np.asarray(flat).dtype.name` | `torch.tensor(flat).dtype` (floats: `float32`) |
-# | `to_bytes(flat, dtype)` | `np.asarray(flat, dtype).tobytes()` | `torch.tensor(flat, dtype=torch.float64).numpy().tobytes()` |
+# | `to_bytes(flat, dtype)` | `np.asarray(flat, dtype).tobytes()` (the machine's byte order) | `torch.tensor(flat, dtype=torch.float64).numpy().tobytes()` |
 # | `sg.tensor(xb)` | `np.asarray(xb)` | `torch.tensor(xb)` |
 # | `nn.MLP([64, 128, 10])` | — | `nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))` |
 # | `nn.functional.cross_entropy` | — | `torch.nn.functional.cross_entropy` |

@@ -26,6 +26,7 @@ checkpoint = Checkpoint("00_welcome", "welcome", library={
 @checkpoint.test("flatten", hint="Walk the rows in order and add each row's numbers to one list.")
 def flattens_a_matrix(flatten):
     expect(flatten, [[1, 2, 3], [4, 5, 6]], returns=[1, 2, 3, 4, 5, 6])
+    expect(flatten, [[3, 1], [2, 0]], returns=[3, 1, 2, 0])  # in reading order, not sorted
 
 
 @checkpoint.test("flatten", hint="A flat list is already flat: return its numbers, in order.")
@@ -81,8 +82,9 @@ def leaves_the_input_alone(flatten):
     expect(flatten, [[[5, 6]], [[7, 8]]], returns=ANY, unchanged=True)
 
 
-@checkpoint.test("flatten", hint="Return a new list even when the input is already flat: the "
-                                 "caller's list must not change when the result does.",
+@checkpoint.test("flatten", hint="Return a new list, even when the input is already flat, and "
+                                 "leave the caller's list as it was: it must not change now (no "
+                                 "pop), nor later when the result does.",
                  hint_for=("returns a flat input itself",))
 def returns_a_new_list(flatten):
     expect(flatten, [5, 6], returns=[5, 6], unchanged=True)
@@ -129,6 +131,7 @@ def rejects_ragged_rows(shape_of):
     expect(shape_of, [[7, 8], [9]], raises=ValueError, naming=(2, 1))
     expect(shape_of, [[5], [6, 7, 8]], raises=ValueError, naming=(1, 3))
     expect(shape_of, [[7, 8], [9], [6, 5]], raises=ValueError, naming=(2, 1))
+    expect(shape_of, [[7, 8], [6, 5], [9]], raises=ValueError, naming=(2, 1))
 
 
 @checkpoint.test("shape_of", hint="A tuple is a level too (the docstring: a number is anything "
@@ -239,6 +242,9 @@ def least_significant_byte_first(to_bytes):
 def numbers_take_the_dtype(to_bytes):
     expect(to_bytes, [1, 2.5, True], "float64", returns=struct.pack("<3d", 1.0, 2.5, 1.0))
     expect(to_bytes, [True, 7], "int64", returns=struct.pack("<2q", 1, 7))
+    # the dtype asked for, even where dtype_of(flat) would say another
+    expect(to_bytes, [1, 2], "float64", returns=struct.pack("<2d", 1.0, 2.0))
+    expect(to_bytes, [True, False], "int64", returns=struct.pack("<2q", 1, 0))
 
 
 @checkpoint.test("to_bytes", hint="A bool slot is one byte, 1 for True and 0 for False: "
@@ -270,13 +276,16 @@ def _elsewhere(fmt: str, machine: str) -> str:
     return ">" + body
 
 
+_PACK, _CALCSIZE, _STRUCT, _ARRAY = struct.pack, struct.calcsize, struct.Struct, array.array
+
+
 def _struct_on(machine: str) -> Any:
     """The struct module as a learner's code would find it on ``machine``."""
     return types.SimpleNamespace(
         error=struct.error,
-        pack=lambda fmt, *values: struct.pack(_elsewhere(fmt, machine), *values),
-        calcsize=lambda fmt: struct.calcsize(_elsewhere(fmt, machine)),
-        Struct=lambda fmt: struct.Struct(_elsewhere(fmt, machine)))
+        pack=lambda fmt, *values: _PACK(_elsewhere(fmt, machine), *values),
+        calcsize=lambda fmt: _CALCSIZE(_elsewhere(fmt, machine)),
+        Struct=lambda fmt: _STRUCT(_elsewhere(fmt, machine)))
 
 
 def _array_on(machine: str) -> Any:
@@ -287,8 +296,7 @@ def _array_on(machine: str) -> Any:
             self.code, self.numbers = code, list(numbers)
 
         def tobytes(self):
-            return struct.pack(_elsewhere(self.code * len(self.numbers), machine),
-                               *self.numbers)
+            return _PACK(_elsewhere(self.code * len(self.numbers), machine), *self.numbers)
 
     return types.SimpleNamespace(array=Array)
 
@@ -305,17 +313,23 @@ def the_same_bytes_on_every_machine(to_bytes):
     for machine, where in (("windows", "on 64-bit Windows"), ("big", "on a big-endian IBM Z")):
         fake, fake_array = _struct_on(machine), _array_on(machine)
         swaps = {name: new for name, new, real in (("struct", fake, struct),
-                                                   ("pack", fake.pack, struct.pack),
-                                                   ("Struct", fake.Struct, struct.Struct),
+                                                   ("pack", fake.pack, _PACK),
+                                                   ("Struct", fake.Struct, _STRUCT),
                                                    ("array", fake_array, array),
-                                                   ("array", fake_array.array, array.array))
+                                                   ("array", fake_array.array, _ARRAY))
                  if scope.get(name) is real}
         saved = {name: scope[name] for name in swaps}
+        # the modules' own functions too: an `import struct` inside the function, or
+        # under another name, finds the fakes as well
+        modules = [(struct, "pack", fake.pack), (struct, "calcsize", fake.calcsize),
+                   (struct, "Struct", fake.Struct), (array, "array", fake_array.array)]
         name = getattr(to_bytes, "__name__", "to_bytes")
-        call = f"{name}([1, -2], 'int64') with struct and array as {where}"
-        want = struct.pack("<2q", 1, -2)
+        call = f"{name}([1, -2], 'int64') with the struct and array modules as {where}"
+        want = _PACK("<2q", 1, -2)
         try:
             scope.update(swaps)
+            for module, attr, new in modules:
+                setattr(module, attr, new)
             try:
                 got = to_bytes([1, -2], "int64")
             except NotImplementedError:
@@ -323,6 +337,9 @@ def the_same_bytes_on_every_machine(to_bytes):
             except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
                 raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
         finally:
+            for module, attr, real in ((struct, "pack", _PACK), (struct, "calcsize", _CALCSIZE),
+                                       (struct, "Struct", _STRUCT), (array, "array", _ARRAY)):
+                setattr(module, attr, real)
             scope.update(saved)
         if type(got) is not bytes or got != want:
             kind = type(got).__name__

@@ -120,18 +120,6 @@ def flatten(data):
             out.extend(b)
     return out
 """),
-        Misconception("recurses on the whole list",
-          "calls flatten on the whole list again instead of on the item: the problem never "
-          "gets smaller, so the calls never end (RecursionError); call flatten(item)",
-          """
-def flatten(data):
-    if not isinstance(data, (list, tuple)):
-        return [data]
-    out = []
-    for item in data:
-        out.extend(flatten(data))
-    return out
-"""),
         Misconception("no base case",
           "never stops at a number: flatten calls itself on every item, numbers too, and "
           "going through a number raises TypeError ('int' object is not iterable); a number "
@@ -154,6 +142,17 @@ def flatten(data):
         return
     for item in data:
         yield from flatten(item)
+"""),
+        Misconception("sorts the numbers",
+          "sorts the numbers instead of keeping them in reading order: [[3, 1], [2, 0]] "
+          "must give [3, 1, 2, 0], row by row, as they stand in the rows",
+          """
+def flatten(data):
+    def walk(d):
+        if not isinstance(d, (list, tuple)):
+            return [d]
+        return [x for item in d for x in walk(item)]
+    return sorted(walk(data))
 """),
         Misconception("only ints count as numbers",
           "tests isinstance(data, int) for the base case: ints are wrapped, but a float (or "
@@ -264,6 +263,12 @@ def shape_of(data):
       _shape_of(check="for other in shapes[1:]:\n"
                       "        if other != shapes[0]:\n"
                       "            raise ValueError(f'ragged list: {data!r}')")),
+    Misconception("compares the first two items only",
+      "compares the first item's shape with the second one's only: a ragged item further "
+      "on ([[7, 8], [6, 5], [9]]) goes unseen and the list gets a shape; compare every "
+      "item with the first",
+      _shape_of(check="if len(shapes) > 1 and shapes[0] != shapes[1]:\n"
+                      "        raise ValueError(f'items of shapes {shapes[0]} and {shapes[1]}')")),
     Misconception("an empty list has shape ()",
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
@@ -450,7 +455,7 @@ MISCONCEPTIONS["to_bytes"] = [
       "bits, 8 bytes, struct's 'q'",
       _to_bytes(formats="{'bool': '?', 'int64': 'i', 'float64': 'd'}")),
     Misconception("native sizes",
-      "packs with a format that has no '<' (or with array.array, which always works so): "
+      "packs with a format that has no '<' (or with array.array, which has no '<'): "
       "the machine's own sizes and byte order, and a native 'l' is 8 bytes on Linux and "
       "macOS but 4 on Windows, so the same code writes other bytes there; use struct with "
       "'<' first, and 'q'",
@@ -462,6 +467,16 @@ MISCONCEPTIONS["to_bytes"] = [
       "puts the most significant byte first; start the format with '<' to ask for "
       "little-endian everywhere",
       _to_bytes(pack="struct.pack(formats[dtype] * len(flat), *flat)")),
+    Misconception("ignores the dtype asked for",
+      "works out the dtype from the numbers instead of using the one asked for: "
+      "to_bytes([1, 2], 'float64') must give float64 slots (1.0 and 2.0), though "
+      "dtype_of([1, 2]) is 'int64'; pack as dtype says",
+      _to_bytes(pack="struct.pack('<' + str(len(flat)) + formats[_own(flat)], *flat)")
+      + """
+def _own(flat):
+    types = {type(v) for v in flat}
+    return 'bool' if types == {bool} else 'float64' if float in types or not types else 'int64'
+"""),
     Misconception("float32 slots",
       "packs a float64 into 4 bytes ('f', a float32): float64 means 64 bits, 8 bytes, "
       "struct's 'd'",
