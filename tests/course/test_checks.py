@@ -568,6 +568,24 @@ def test_a_recursion_that_never_ends_is_named_as_such():
     assert failing and all(r.diagnosis.startswith("recurses without end") for r in failing)
 
 
+def test_while_grading_a_check_of_other_functions_is_not_a_check_of_the_learners(monkeypatch):
+    # check(..., namespace=...) in a scratch cell (as lesson 00 shows) is not a check() of
+    # the notebook's own definitions: the grader must not compare the graded ones with it
+    import stridegrad.course.checks as checks
+    monkeypatch.setenv("STRIDEGRAD_GRADING", "1")
+    monkeypatch.setattr(checks, "GRADING_CALLS", [])
+    ns = define("""
+        from stridegrad.course import check
+        def flatten(data):
+            return [data]
+        def other(data):
+            return [data]
+        check("00", "flatten", namespace={"flatten": other})
+        check("00", "flatten")
+    """)
+    assert checks.GRADING_CALLS == [("00_welcome", {"flatten": ns["flatten"]})]
+
+
 def test_an_endless_loop_costs_one_time_limit_not_one_per_test(monkeypatch):
     import stridegrad.course.checks as checks
     monkeypatch.setattr(checks, "AFTER_A_TIMEOUT", 0.1)

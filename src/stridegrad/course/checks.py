@@ -1362,9 +1362,10 @@ def check(episode: int | str, exercise: str | None = None, *,
     """
     if os.environ.get("STRIDEGRAD_GRADING"):  # the grader runs the tests once, after all cells
         checkpoint = load_checkpoint(episode)
-        seen = sys._getframe(1).f_globals if namespace is None else namespace
         names = [exercise] if exercise else checkpoint.exercises
-        GRADING_CALLS.append((checkpoint.lesson, {ex: seen.get(ex) for ex in names}))
+        if namespace is None:  # a check of other functions (namespace=) checks no definition
+            seen = sys._getframe(1).f_globals
+            GRADING_CALLS.append((checkpoint.lesson, {ex: seen.get(ex) for ex in names}))
         return CheckResult(checkpoint.lesson, f"{checkpoint.title}: tests run by the grader "
                            "after the last cell", exercise=exercise)
     own = namespace is None

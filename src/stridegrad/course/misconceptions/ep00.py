@@ -269,6 +269,12 @@ def shape_of(data):
       "item with the first",
       _shape_of(check="if len(shapes) > 1 and shapes[0] != shapes[1]:\n"
                       "        raise ValueError(f'items of shapes {shapes[0]} and {shapes[1]}')")),
+    Misconception("TypeError for ragged",
+      "raises TypeError for a ragged list: the types are all right (lists of numbers), it "
+      "is their sizes that clash, so NumPy and the docstring call it a ValueError",
+      _shape_of(check="for other in shapes[1:]:\n"
+                      "        if other != shapes[0]:\n"
+                      "            raise TypeError(f'items of shapes {shapes[0]} and {other}')")),
     Misconception("an empty list has shape ()",
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
