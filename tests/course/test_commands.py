@@ -108,6 +108,9 @@ def test_lab_prints_the_address_to_open_last(my_copy, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    # stopping `stridegrad lab` stops the server it started: nothing answers on the port
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://localhost:{port}/api/status", timeout=5)
 
 
 def test_doctor_reports_everything(capsys):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -118,6 +120,10 @@ def wait_until_ready(proc: subprocess.Popen, base: str, token: str, log_path: Pa
         time.sleep(0.3)
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def run(args) -> int:
     folder = lessons_dir(args.dir)
     if args.print_command:
@@ -133,6 +139,21 @@ def run(args) -> int:
     log_path = Path(tempfile.gettempdir()) / f"stridegrad-lab-{port}.log"
     url = f"http://localhost:{port}{_start_path(folder)}?token={token}"
     print(f"starting JupyterLab on {folder} (its log: {log_path}) ...", flush=True)
+    # stopped from outside (kill, a closed terminal) as by Ctrl-C: the server is stopped
+    # too, not left running on its port with nobody to stop it
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name) and threading.current_thread() is threading.main_thread():
+            previous[name] = signal.signal(getattr(signal, name), _interrupt)
+    try:
+        return _serve(folder, args, port, token, url, log_path)
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
+def _serve(folder: Path, args, port: int, token: str, url: str, log_path: Path) -> int:
+    """Start JupyterLab, say where to open it, and stop it when this command stops."""
     with log_path.open("w") as log:
         proc = subprocess.Popen(command(folder, port, args.no_browser, token),
                                 stdout=log, stderr=subprocess.STDOUT)
