@@ -65,6 +65,7 @@ __all__ = [
     "run_checkpoint",
     "short_repr",
     "summarise_array",
+    "type_note",
 ]
 
 #: Every status a row can have, with the word shown to learners.
@@ -300,16 +301,20 @@ def expect(fn: Callable, *args: Any, returns: Any = _MISSING, raises: type | Non
     if raises is not None:
         raise CheckFailure(call, want, f"returned {short_repr(got)}")
     if returns is not ANY and not _equal(got, returns):
-        shown = short_repr(got)
-        if isinstance(returns, (tuple, list, bytes)) and type(got) is not type(returns):
-            shown += (f" ({_a(type(got).__name__)}, not {_a(type(returns).__name__)})"
-                      + _shared_items_note(got))
-        elif isinstance(got, list):
-            shown += _shared_items_note(got)
-        raise CheckFailure(call, want, shown)
+        raise CheckFailure(call, want, short_repr(got) + type_note(got, returns))
     if unchanged:
         _check_unchanged(call, args, kwargs, before, got)
     return got
+
+
+def type_note(got: Any, expected: Any) -> str:
+    """What a row's "got" adds to a wrong value: `` (a tuple, not a list)`` when a list,
+    tuple or bytes came back as another type, and a note when a returned list holds one
+    list object in two places; "" when neither."""
+    note = ""
+    if isinstance(expected, (tuple, list, bytes)) and type(got) is not type(expected):
+        note = f" ({_a(type(got).__name__)}, not {_a(type(expected).__name__)})"
+    return note + _shared_items_note(got)
 
 
 def _a(noun: str) -> str:
@@ -807,11 +812,15 @@ def _default_values(fn: Any) -> dict[str, Any]:
     return given | (fn.__kwdefaults__ or {})
 
 
+#: the containers a default value can be that calls may fill (arrays aside)
+_GROWABLE = (list, dict, set, bytearray)
+
+
 def _defaults(fn: Any) -> dict[str, Any]:
     """A picture of the mutable default values of a plain function's parameters (a
     list, dict, set or array given as ``def f(x, out=[])``), by parameter name."""
     return {name: _freeze(value) for name, value in _default_values(fn).items()
-            if isinstance(value, (list, dict, set, bytearray)) or _as_numpy(value) is not None}
+            if isinstance(value, _GROWABLE) or _as_numpy(value) is not None}
 
 
 def _stub_spy(fn: Callable) -> tuple[Callable, list]:
@@ -932,7 +941,7 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
             result.rows.append(base)
             continue
         forbidden = _reference_codes(checkpoint, test.exercise) if require_local else {}
-        if test.exercise not in defaults_before and _defaults(fn):
+        if test.exercise not in defaults_before:
             defaults_before[test.exercise] = _defaults(fn)
         # after one test ran past the time limit, the exercise's other tests get a
         # short one: an endless loop costs one limit, not one per test
@@ -941,6 +950,8 @@ def run_checkpoint(checkpoint: Checkpoint, namespace: Mapping[str, Any], *,
         result.rows.append(_run_one(test, fn, limit, forbidden))
     _no_credit_for_delegating(result)
     for ex, before in defaults_before.items():
+        if not before:
+            continue
         after = _defaults(namespace.get(ex))
         grown = [name for name, value in before.items() if after.get(name) != value]
         if grown:
@@ -1027,9 +1038,9 @@ _TYPE_ADVICE = {
 def _one_wrong_type(rows: list[Row]) -> str:
     """A diagnosis for an exercise whose every failing row returned a value of one wrong
     type (a generator where a list is expected): the type, whatever the values."""
-    failing = [r for r in rows if r.status in _FAILED]
-    notes = {_TYPE_NOTE.search(r.got).groups() if r.status == "fail" and _TYPE_NOTE.search(r.got)
-             else None for r in failing}
+    found = [_TYPE_NOTE.search(r.got) if r.status == "fail" else None
+             for r in rows if r.status in _FAILED]
+    notes = {m.groups() if m else None for m in found}
     if len(notes) != 1 or None in notes:
         return ""
     got, want = notes.pop()
@@ -1225,8 +1236,8 @@ def _blame_shared_default(checkpoint: Checkpoint, fn: Any, grown: list[str], row
 
     def fresh() -> Callable:
         """``fn`` with each grown default a new, empty one of its type."""
-        new = {name: type(values[name])() if isinstance(values[name], (list, dict, set,
-               bytearray)) else copy.deepcopy(values[name]) for name in grown}
+        new = {name: type(values[name])() if isinstance(values[name], _GROWABLE)
+               else copy.deepcopy(values[name]) for name in grown}
         clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, tuple(
             new.get(name, value) for name, value in zip(positional, fn.__defaults__ or ())),
             fn.__closure__)

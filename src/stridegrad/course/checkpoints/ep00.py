@@ -9,7 +9,8 @@ import struct
 import types
 from typing import Any
 
-from stridegrad.course.checks import ANY, CheckFailure, Checkpoint, expect, raised, short_repr
+from stridegrad.course.checks import (ANY, CheckFailure, Checkpoint, expect, raised, short_repr,
+                                     type_note)
 
 __all__ = ["checkpoint"]
 
@@ -307,28 +308,24 @@ def _array_on(machine: str) -> Any:
                                   "is 4 bytes on Windows, and an IBM Z puts the most "
                                   "significant byte first.")
 def the_same_bytes_on_every_machine(to_bytes):
-    # run the learner's to_bytes with struct as another machine has it (where the
-    # notebook's own struct, or its pack, is what it calls): the same bytes as here
+    # run the learner's to_bytes with struct and array as another machine has them: the
+    # modules' own functions (however the module was imported), and the notebook's
+    # names for them (`from struct import pack`), are swapped for one call
     scope = getattr(inspect.unwrap(to_bytes), "__globals__", {})  # check() wraps it
     for machine, where in (("windows", "on 64-bit Windows"), ("big", "on a big-endian IBM Z")):
         fake, fake_array = _struct_on(machine), _array_on(machine)
-        swaps = {name: new for name, new, real in (("struct", fake, struct),
-                                                   ("pack", fake.pack, _PACK),
-                                                   ("Struct", fake.Struct, _STRUCT),
-                                                   ("array", fake_array, array),
-                                                   ("array", fake_array.array, _ARRAY))
-                 if scope.get(name) is real}
+        modules = [(struct, "pack", _PACK, fake.pack), (struct, "calcsize", _CALCSIZE,
+                    fake.calcsize), (struct, "Struct", _STRUCT, fake.Struct),
+                   (array, "array", _ARRAY, fake_array.array)]
+        swaps = {name: new for _, _, real, new in modules for name, value in scope.items()
+                 if value is real}
         saved = {name: scope[name] for name in swaps}
-        # the modules' own functions too: an `import struct` inside the function, or
-        # under another name, finds the fakes as well
-        modules = [(struct, "pack", fake.pack), (struct, "calcsize", fake.calcsize),
-                   (struct, "Struct", fake.Struct), (array, "array", fake_array.array)]
         name = getattr(to_bytes, "__name__", "to_bytes")
         call = f"{name}([1, -2], 'int64') with the struct and array modules as {where}"
         want = _PACK("<2q", 1, -2)
         try:
             scope.update(swaps)
-            for module, attr, new in modules:
+            for module, attr, _, new in modules:
                 setattr(module, attr, new)
             try:
                 got = to_bytes([1, -2], "int64")
@@ -337,15 +334,11 @@ def the_same_bytes_on_every_machine(to_bytes):
             except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
                 raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
         finally:
-            for module, attr, real in ((struct, "pack", _PACK), (struct, "calcsize", _CALCSIZE),
-                                       (struct, "Struct", _STRUCT), (array, "array", _ARRAY)):
+            for module, attr, real, _ in modules:
                 setattr(module, attr, real)
             scope.update(saved)
         if type(got) is not bytes or got != want:
-            kind = type(got).__name__
-            note = "" if type(got) is bytes else (
-                f" ({'an' if kind[:1] in 'aeiou' else 'a'} {kind}, not a bytes)")
-            raise CheckFailure(call, short_repr(want), short_repr(got) + note)
+            raise CheckFailure(call, short_repr(want), short_repr(got) + type_note(got, want))
 
 
 @checkpoint.test("to_bytes", hint="Only 'bool', 'int64' and 'float64' are known: for 'float32' "

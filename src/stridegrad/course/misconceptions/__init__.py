@@ -19,7 +19,15 @@ import pkgutil
 import textwrap
 from dataclasses import dataclass
 
-__all__ = ["Misconception", "by_episode", "for_episode"]
+__all__ = ["Misconception", "by_episode", "fill", "for_episode"]
+
+
+def fill(template: str, **parts: str) -> str:
+    """A misconception's source from a template shared by its variants: each
+    ``{NAME}`` in ``template`` replaced by ``parts["NAME"]``, in the order given."""
+    for name, text in parts.items():
+        template = template.replace("{" + name + "}", text)
+    return template
 
 
 @dataclass(frozen=True)

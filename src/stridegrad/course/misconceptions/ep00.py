@@ -1,7 +1,7 @@
 """Known mistakes in checkpoint 00's exercises (welcome): ``flatten``, ``shape_of``,
 ``dtype_of``, ``to_bytes`` and the stretch ``unflatten``."""
 
-from stridegrad.course.misconceptions import Misconception
+from stridegrad.course.misconceptions import Misconception, fill
 
 
 MISCONCEPTIONS = {
@@ -212,8 +212,7 @@ _RAGGED_CHECK = ("for other in shapes[1:]:\n"
 
 def _shape_of(number="()", check=_RAGGED_CHECK,
               result="(len(data),) + (shapes[0] if shapes else ())"):
-    return (_SHAPE_OF.replace("{NUMBER}", number).replace("{CHECK}", check)
-            .replace("{RESULT}", result))
+    return fill(_SHAPE_OF, NUMBER=number, CHECK=check, RESULT=result)
 
 
 MISCONCEPTIONS["shape_of"] = [
@@ -296,7 +295,7 @@ _REJECT = "raise TypeError(f'{v!r} of type {type(v).__name__} is not a number')"
 
 
 def _dtype_of(decide, reject=_REJECT):
-    return _DTYPE_OF.replace("{REJECT}", reject).replace("{DECIDE}", decide)
+    return fill(_DTYPE_OF, REJECT=reject, DECIDE=decide)
 
 
 MISCONCEPTIONS["dtype_of"] = [
@@ -446,8 +445,7 @@ _DTYPE_CHECK = ("if dtype not in formats:\n        raise ValueError(f'unknown dt
 
 def _to_bytes(formats="{'bool': '?', 'int64': 'q', 'float64': 'd'}", check=_DTYPE_CHECK,
               pack="struct.pack('<' + str(len(flat)) + formats[dtype], *flat)"):
-    return (_TO_BYTES.replace("{FORMATS}", formats).replace("{CHECK}", check)
-            .replace("{PACK}", pack))
+    return fill(_TO_BYTES, FORMATS=formats, CHECK=check, PACK=pack)
 
 
 MISCONCEPTIONS["to_bytes"] = [
@@ -558,8 +556,7 @@ _SIZE_CHECK = ('if len(flat) != n:\n        raise ValueError(f"{len(flat)} numbe
 
 def _unflatten(check=_SIZE_CHECK, scalar="flat[0]",
                part="unflatten(flat[i * step:(i + 1) * step], shape[1:])"):
-    return (_UNFLATTEN.replace("{CHECK}", check).replace("{SCALAR}", scalar)
-            .replace("{PART}", part))
+    return fill(_UNFLATTEN, CHECK=check, SCALAR=scalar, PART=part)
 
 
 MISCONCEPTIONS["unflatten"] = [
