@@ -33,8 +33,10 @@ venv: $(DEV)
 lab: $(COURSE)
 	$(BIN)/stridegrad lab
 
+# in parallel, one worker per core (-n auto); each notebook and each test file stays on
+# one worker (stridegrad.course.pytest_plugin), so a notebook's cells share one kernel
 test: $(DEV)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 lint: $(DEV)
 	$(BIN)/ruff check src tests benchmarks

@@ -36,14 +36,6 @@ from .conftest import ROOT
 LESSONS = find_lessons(ROOT)
 
 
-def test_committed_notebooks_match_the_sources(capsys):
-    """`stridegrad build --check` on the repository: lessons/, solutions/ and the
-    packaged copy are what course/ and src/ build."""
-    code = cli(["build", "--check"])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-
-
 # ------------------------------------------------------------------ directives and exercises
 
 def test_parse_directives():
@@ -349,7 +341,8 @@ def test_build_check_names_drifting_files(tmp_path, monkeypatch, capsys):
     solution.write_text(solution.read_text().replace("(96, 32, 8)", "(96, 32, 9)"))
     (tmp_path / "lessons" / "00_welcome.ipynb").unlink()
     monkeypatch.setattr("stridegrad.course.paths.repo_root", lambda start=None: tmp_path)
-    assert cli(["build", "--check"]) == 1
+    # the two lessons changed: building all 13 (test_drift.py does) adds a minute, no cover
+    assert cli(["build", "--check", "00", "01"]) == 1
     err = capsys.readouterr().err
     assert "solutions/01_flat_storage.ipynb (differs from course/01_flat_storage.py)" in err
     assert "lessons/00_welcome.ipynb (missing)" in err

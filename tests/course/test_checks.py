@@ -707,7 +707,7 @@ def test_nothing_the_function_does_escapes(body, status):
     ns = define(f"def numel(shape):\n    {body}\n")
     start = time.monotonic()
     result = check("01", "numel", namespace=ns, timeout=0.3)
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 120  # it stops (no hang); not a speed test
     assert {r.status for r in result.rows} == {status}
     assert result.score == 0
 

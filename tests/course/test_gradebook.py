@@ -249,6 +249,8 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
     seen: list = []
 
     def interrupt(line):
+        if not line.done:  # a tick while both still run (a loaded machine): wait for amy
+            return
         lines.append(line)
         with grader._LIVE_LOCK:
             seen.extend(grader._LIVE)  # zoe's worker, still running
@@ -266,6 +268,36 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
     assert "interrupted: stopped 1 running notebook; writing the 1 of 2 finished" in logs
     totals = _csv(tmp_path / "out" / STEM / "totals.csv")
     assert [(r["student"], r["status"]) for r in totals] == [("amy", "invalid-notebook")]
+
+
+def test_ctrl_c_before_any_notebook_finished_writes_nothing_and_raises(tmp_path):
+    """Ctrl-C on the first progress tick, while every notebook still runs: the workers
+    are killed, KeyboardInterrupt comes out (the CLI's exit 130), and no result is
+    invented; before, the summary table's width crashed on the empty list."""
+    sub = tmp_path / "sub"
+    for student in ("amy", "zoe"):
+        _write(sub / student / STEM / f"{STEM}.ipynb", _with_cell(
+            _solution(), "import signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                         "while True:\n    time.sleep(0.01)", at=1))
+    seen: list = []
+    ticks: list = []
+
+    def interrupt(line):
+        ticks.append(line)
+        with grader._LIVE_LOCK:
+            seen.extend(grader._LIVE)
+        raise KeyboardInterrupt
+
+    logs: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        grade(sub, "01", tmp_path / "out", jobs=2, timeout=600, cell_timeout=600,
+              sandbox=MODE, log=logs.append, progress=interrupt)
+    assert ticks[0].done == 0 and ticks[0].total == 2
+    assert seen and all(p.poll() is not None for p in seen)  # killed, not left behind
+    assert not grader._LIVE
+    assert any(line.startswith("interrupted: stopped 2 running notebooks; writing the 0 of 2")
+               for line in logs), logs
+    assert _csv(tmp_path / "out" / STEM / "totals.csv") == []
 
 
 def test_the_notebook_is_found_however_it_is_named(tmp_path):

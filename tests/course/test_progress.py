@@ -87,6 +87,17 @@ def test_a_terminal_gets_one_line_rewritten_in_place(monkeypatch):
     assert out2.getvalue().count("\n") == 1
 
 
+def _default_signal_handlers():
+    """In the child before exec: the default SIGINT/SIGTERM actions, whatever the test
+    run inherited. A shell starts a background job (`make test &`, nohup, CI runners)
+    with SIGINT ignored, and an ignored signal stays ignored across exec: Python then
+    never installs its KeyboardInterrupt handler, and the signal this test sends would do
+    nothing. A terminal's Ctrl-C reaches a foreground command with the default action,
+    which is what this test is about."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
                          ids=["SIGINT", "SIGTERM"])
 def test_ctrl_c_in_a_terminal_stops_every_worker(tmp_path, sig, code):
@@ -109,7 +120,8 @@ def test_ctrl_c_in_a_terminal_stops_every_worker(tmp_path, sig, code):
     proc = subprocess.Popen(
         [sys.executable, "-m", "stridegrad.cli", "grade", str(sub), "--lesson", "01",
          "--out", str(out), "--jobs", "2", "--no-sandbox", "--timeout", "600",
-         "--cell-timeout", "600"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+         "--cell-timeout", "600"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        preexec_fn=_default_signal_handlers)
     try:
         deadline = time.monotonic() + 60
         first = proc.stderr.readline()  # amy's line: a tenth of 2 is one notebook

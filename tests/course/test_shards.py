@@ -367,3 +367,20 @@ def test_the_kubernetes_indexed_job_runs_one_shard_per_index(tmp_path):
         outs.append(str(args.out))
         shutil.rmtree(tmp_path / "bin")
     assert len(set(outs)) == n
+
+
+def test_an_empty_shard_writes_an_empty_result_and_merges(tmp_path, capsys):
+    """More shards than students (the README's Slurm array on a small class): a shard
+    with nobody exits 0 with its header-only table, and the merge after it runs."""
+    sub = tmp_path / "sub"
+    _write(sub / "alice" / STEM / f"{STEM}.ipynb", "{not json")  # alice is shard 3 of 3
+    for i in (1, 2, 3):
+        assert cli(["grade", str(sub), "--lesson", "01", "--out", str(tmp_path / f"s{i}"),
+                    "--shard", f"{i}/3", "--no-sandbox"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "shard 1/3: 0 of the 1 student folders" in out
+    assert "Traceback" not in out
+    assert cli(["grade", "merge", *(str(tmp_path / f"s{i}") for i in (1, 2, 3)),
+                "--out", str(tmp_path / "merged")]) == 0, capsys.readouterr().err
+    rows = _csv(tmp_path / "merged" / "gradebook.csv")
+    assert [r["student"] for r in rows] == ["alice"]

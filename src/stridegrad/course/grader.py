@@ -832,7 +832,9 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
                                                      encoding="utf-8")
 
     unsafe = "" if box else "  [no sandbox]"
-    width = max(len("student"), *(len(g.student) for g in grades))
+    # max() of a list: an empty shard (or a Ctrl-C before the first notebook finished)
+    # has no grades, and its table is the header alone
+    width = max([len("student"), *(len(g.student) for g in grades)])
     log(f"{'student'.ljust(width)}  {'points':>9}  {'notebook':<16}  notes")
     for g in grades:
         score = f"{g.points}/{g.max_points}"
