@@ -102,6 +102,14 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 #| check: numel
 
 # %% [markdown]
+# The last row, `numel_on_generated_inputs`, is not one example but forty:
+# shapes of 0 to 4 dimensions, with sizes 0, 1 and unequal sizes, drawn by the
+# Hypothesis library (the same forty every time you run it), each compared with
+# the library's own `numel`, value and type (`1` is not `1.0`). When one of them
+# fails, the row shows the smallest that does, so that you can try that call
+# yourself. Every exercise from here on ends with such a row.
+
+# %% [markdown]
 # ## Exercise 2 · `contiguous_strides`: how far to the next element?
 #
 # To move one step along an axis, how many positions do we move in the flat

@@ -217,7 +217,9 @@ def test_a_mistake_of_its_own_is_not_blamed_on_another_exercise():
     assert failing["index_in_a_matrix"].diagnosis == reversed_index
     assert not failing["index_in_a_matrix"].cause
     assert failing["scalar_offset"].cause == "numel" and not failing["scalar_offset"].diagnosis
-    assert sum(bool(r.cause) for r in failing.values()) == 1
+    # the contract's smallest failing case is offset_to_index(0, ()) too: numel's
+    assert {r.test for r in failing.values() if r.cause} == {
+        "scalar_offset", "offset_to_index_on_generated_inputs"}
 
 
 def test_two_mistakes_at_once_each_named_on_its_own_rows():
@@ -297,7 +299,7 @@ def test_offset_to_index_from_the_wrong_end_fails_every_nonzero_offset():
     result = run_checkpoint(load_checkpoint("01"), m.define(), exercise="offset_to_index")
     failing = {r.test for r in result.rows if not r.passed}
     assert failing == {"index_in_a_matrix", "index_in_a_3d_array", "index_in_a_tall_matrix",
-                       "inverts_index_to_offset"}
+                       "inverts_index_to_offset", "offset_to_index_on_generated_inputs"}
 
 
 def test_an_error_message_must_name_the_values():
@@ -376,7 +378,7 @@ def test_passing_rows_draw_no_empty_boxes():
             return n
     """))
     html = result._repr_html_()
-    assert "<code></code>" not in html and html.count('colspan="4"') == 6
+    assert "<code></code>" not in html and html.count('colspan="4"') == 7  # 6 + contract
     assert all(len(line.split()) == 3 for line in str(result).splitlines()[3:])
 
 
@@ -403,7 +405,7 @@ def test_check_uses_the_callers_globals():
     """)
     result = ns["result"]
     assert isinstance(result, CheckResult)
-    assert result.passed and result.score == result.max_score == 6
+    assert result.passed and result.score == result.max_score == 7  # 6 tests + contract
     assert result.exercise == "numel"
 
 
@@ -749,7 +751,7 @@ def test_result_renders_as_text_and_html_and_round_trips():
 def test_fresh_lesson_table_folds_stub_rows():
     ns = define("def numel(shape):\n    raise NotImplementedError('hint')\n")
     text = str(check("01", "numel", namespace=ns))
-    assert "numel (6 tests)" in text and text.count("NOT IMPLEMENTED") == 1
+    assert "numel (7 tests)" in text and text.count("NOT IMPLEMENTED") == 1
 
 
 def test_a_failing_check_never_raises_under_nbgrader(monkeypatch, capsys):

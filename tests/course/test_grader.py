@@ -38,6 +38,7 @@ MODE = _sandbox_or_off()
 #: the cell limit of the graded class below: what an honest cell never needs, even on a
 #: loaded 2-core machine
 CELL_LIMIT = 20
+NUMEL_TESTS = [t for t in load_checkpoint("01").tests if t.exercise == "numel"]
 
 STEM = "01_flat_storage"
 CP = load_checkpoint("01")
@@ -113,7 +114,10 @@ def submissions() -> dict:
             "from stridegrad.course.checks import load_checkpoint\n"
             "import stridegrad.course.checks as c\n"
             "for t in load_checkpoint('01').tests:\n"
-            "    t.func.__code__ = (lambda fn: None).__code__\n"
+            "    try:\n"
+            "        t.func.__code__ = (lambda fn: None).__code__\n"
+            "    except ValueError:\n"
+            "        pass  # a contract's test is a closure: another code cannot go in\n"
             "c._equal.__code__ = (lambda got, expected: True).__code__"))), 0, "tampered"),
     }
 
@@ -343,7 +347,7 @@ def test_check_command(capsys):
     assert f"{FULL}/{FULL} points, all passed" in capsys.readouterr().out
     assert cli(["check", str(ROOT / "lessons" / f"{STEM}.ipynb")]) == 1
     out = capsys.readouterr().out
-    assert "0/27 points" in out and "numel (6 tests)" in out
+    assert f"0/{FULL} points" in out and f"numel ({len(NUMEL_TESTS)} tests)" in out
     # cells named as JupyterLab numbers them after Run All, with their first line
     assert re.search(r"^In \[5\]: numel\(\(2, 3, 4\)\).*\n    raised NotImplementedError.*"
                      r"\(line 1\)\n----> 1 numel\(\(2, 3, 4\)\)", out, re.MULTILINE), out

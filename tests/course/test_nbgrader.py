@@ -35,6 +35,7 @@ from stridegrad.course.paths import find_lessons
 from .conftest import ROOT
 
 LESSONS = find_lessons(ROOT)
+NUMEL_POINTS = load_checkpoint("01").points_for("numel")
 STEM = "01_flat_storage"
 _STUB = re.compile(r"^(\s*)raise NotImplementedError\(.*\)$")
 
@@ -255,7 +256,7 @@ def test_a_check_cell_shows_the_table_and_is_worth_its_points(tmp_path):
             "    return n"),
         nbformat.v4.new_code_cell('check("01", "numel")', metadata={"nbgrader": {
             "grade": True, "solution": False, "locked": True, "grade_id": "check_numel",
-            "points": 6, "schema_version": 3}}),
+            "points": NUMEL_POINTS, "schema_version": 3}}),
     ]
     env = {k: v for k, v in os.environ.items() if k != "STRIDEGRAD_GRADING"}
     client = NotebookClient(nb, timeout=120, kernel_name="python3",
@@ -272,6 +273,6 @@ def test_a_check_cell_shows_the_table_and_is_worth_its_points(tmp_path):
     assert table.data["text/plain"].startswith("checkpoint 01 (flat storage), exercise numel: ")
     value = next(o for o in outputs if o.output_type == "execute_result")
     points = float(value.data["text/plain"])
-    assert 0 < points < 6
-    assert f"numel: {points:g}/6 points" in value.data["text/html"]
-    assert determine_grade(nb.cells[1]) == (points, 6.0)
+    assert 0 < points < NUMEL_POINTS
+    assert f"numel: {points:g}/{NUMEL_POINTS} points" in value.data["text/html"]
+    assert determine_grade(nb.cells[1]) == (points, float(NUMEL_POINTS))

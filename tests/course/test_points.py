@@ -113,10 +113,10 @@ _VALID_TESTS = ", ".join(t.name for t in CP.tests)
     ("[tests]\nnumel_of_a_scalar = 1.5\n", "numel_of_a_scalar = 1.5: give a whole number"),
     ("[tests]\nnumel_of_a_scalar = -1\n", "numel_of_a_scalar = -1: points must be 0 or more"),
     ("[tests]\nnumel_of_a_scalar = \"none\"\n", "numel_of_a_scalar = 'none': give a whole"),
-    ("[exercises]\nnumel = 7\n",
-     "{path}: [exercises] numel = 7 does not split evenly over its 6 tests that run"),
-    ('[exercises]\nnumel = 12\n[tests]\nnumel_of_a_scalar = "skip"\n',
-     "[exercises] numel = 12 does not split evenly over its 5 tests that run"),
+    ("[exercises]\nnumel = 8\n",
+     "{path}: [exercises] numel = 8 does not split evenly over its 7 tests that run"),
+    ('[exercises]\nnumel = 13\n[tests]\nnumel_of_a_scalar = "skip"\n',
+     "[exercises] numel = 13 does not split evenly over its 6 tests that run"),
     ("[exercises]\nnumel = 12\n[tests]\nnumel_of_a_scalar = 3\n",
      "[exercises] numel = 12 and [tests] numel_of_a_scalar give points to the same tests"),
     ("[test]\nnumel_of_a_scalar = 3\n",
@@ -207,4 +207,4 @@ def test_the_documented_examples_are_valid(tmp_path):
         assert overrides["numel_of_a_scalar"] == 2
         assert overrides["strides_with_a_zero_size"] is None
         assert {overrides[t.name] for t in CP.tests if t.exercise == "offset_to_index"} == {0}
-        assert sum(overrides[t.name] for t in CP.tests if t.exercise == "index_to_offset") == 14
+        assert sum(overrides[t.name] for t in CP.tests if t.exercise == "index_to_offset") == 16

@@ -226,10 +226,30 @@ def _format_call(name: str, args: tuple, kwargs: dict) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def _same_kind(got: Any, expected: Any) -> bool:
+    """Whether ``got`` is of the type an answer like ``expected`` must have, before any
+    ``==``: an int only for an int (not a bool, a float or a NumPy integer: ``np.prod``
+    of ``()`` is ``np.float64(1.0)``), a bool only for a bool, a float (Python's, or
+    NumPy's float64, which is one) for a float, and otherwise an instance of the
+    expected value's type. So an object whose ``__eq__`` says True to everything is
+    never equal to an answer it is not."""
+    kind = type(expected)
+    if kind is bool or kind is int:
+        return type(got) is kind
+    if kind is float:
+        return isinstance(got, float)
+    if expected is None:
+        return got is None
+    return isinstance(got, kind)
+
+
 def _equal(got: Any, expected: Any) -> bool:
     """Equality for checkpoint answers: exact, except floats compare with a tolerance,
-    and a container only equals one of the same type (``[3, 1]`` is not ``(3, 1)``)."""
-    if isinstance(expected, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
+    and an answer only equals one of its own type (``[3, 1]`` is not ``(3, 1)``, ``2.0``
+    is not ``2``; :func:`_same_kind`)."""
+    if not _same_kind(got, expected):
+        return False
+    if isinstance(expected, float):
         return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12) or (
             math.isnan(expected) and math.isnan(got)
         )
@@ -454,6 +474,9 @@ class Test:
     hint_for: tuple[str, ...] = ()
     #: an optional exercise beyond the lesson: its points are counted apart (``stretch_score``)
     stretch: bool = False
+    #: run before the test, outside its time limit and its watch for calls into the
+    #: reference (a contract computes the reference's answers there)
+    prepare: Callable[[], Any] | None = None
 
 
 class Checkpoint:
@@ -542,6 +565,45 @@ class Checkpoint:
             return func
 
         return register
+
+    def contract(self, exercise: str, *, valid: Any, invalid: Sequence = (),
+                 reference: str | None = None, cases: int = 40, invalid_cases: int = 10,
+                 may_alias: bool = False, points: int = 1, hint: str = "",
+                 stretch: bool = False) -> Any:
+        """Register the contract of ``exercise`` (:mod:`stridegrad.course.contracts`)
+        as one more test, ``<exercise>_on_generated_inputs``, after the exercise's
+        hand-written tests: ``cases`` inputs drawn from ``valid`` and ``invalid_cases``
+        from each :class:`~stridegrad.course.contracts.Invalid`, judged against
+        ``reference`` (default: this checkpoint's reference module's ``exercise``).
+        Returns the :class:`~stridegrad.course.contracts.Contract`."""
+        from stridegrad.course.contracts import Contract
+        if reference is None:
+            if self.reference is None:
+                raise ValueError(f"checkpoint {self.lesson}: the contract of {exercise!r} "
+                                 "needs a reference (no reference module is set)")
+            reference = f"{self.reference}.{exercise}"
+        spec = Contract(exercise, reference, valid, tuple(invalid), cases, invalid_cases,
+                        may_alias)
+        name = f"{exercise}{CONTRACT_SUFFIX}"
+        if any(t.name == name for t in self.tests):
+            raise ValueError(f"checkpoint {self.lesson}: two contracts of {exercise!r}")
+        if any(t.exercise == exercise and t.stretch != stretch for t in self.tests):
+            raise ValueError(f"checkpoint {self.lesson}: exercise {exercise!r} has tests "
+                             "with and without stretch=True")
+        what = f"up to {cases} inputs its docstring allows"
+        if invalid:
+            what += " and up to " + ", ".join(f"{invalid_cases} {bad.what}" for bad in invalid)
+        hint = hint or (f"This row tries {what}, drawn by Hypothesis (the same ones every "
+                        "run), and shows the smallest your function gets wrong: compare "
+                        "it with the docstring, then try that call yourself.")
+
+        def run(fn: Callable) -> None:
+            spec.run(fn)
+
+        run.__name__ = run.__qualname__ = name
+        self.tests.append(Test(name, exercise, run, points, hint, self.hidden, (), stretch,
+                               spec.prepared))
+        return spec
 
     def extend(self, other: Checkpoint) -> Checkpoint:
         """A new checkpoint with ``other``'s tests after this one's (names must not clash)."""
@@ -845,6 +907,8 @@ def _stub_spy(fn: Callable) -> tuple[Callable, list]:
 def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: Mapping) -> Row:
     row = Row(test.name, test.exercise, "pass", test.points, test.points, hint=test.hint,
               hidden=test.hidden, stretch=test.stretch)
+    if test.prepare is not None:
+        test.prepare()
     watch = _Watch(timeout, forbidden, getattr(fn, "__globals__", None))
     fn, stub_raised = _stub_spy(fn)
     try:
@@ -1088,10 +1152,16 @@ def _row_diagnosis(known: list[tuple[Any, dict]], outcomes: dict, test: str) -> 
     row exactly as a range check with <= does)."""
     if outcomes[test][0]:
         return ""
+    def shares(t: str, o: tuple) -> bool:
+        # a contract row: failing is enough (its smallest case is the other mistake's)
+        mine = outcomes.get(t)
+        return mine == o or (is_contract_test(t) and mine is not None and not mine[0])
+
     found = {m.diagnosis for m, theirs in known
              if not theirs.get(test, (True, ""))[0]
-             and sum(not o[0] for o in theirs.values()) >= 2  # one shared row is no evidence
-             and all(outcomes.get(t) == o for t, o in theirs.items() if not o[0])}
+             and sum(not o[0] for t, o in theirs.items()
+                     if not is_contract_test(t)) >= 2  # one shared row is no evidence
+             and all(shares(t, o) for t, o in theirs.items() if not o[0])}
     return found.pop() if len(found) == 1 else ""
 
 
@@ -1106,7 +1176,29 @@ def _match(known: list[tuple[Any, dict]], outcomes: dict) -> Any:
             return m
     close = [m for m, theirs in known if getattr(m, "varies", False)
              and all(_alike(m, theirs.get(t), o) for t, o in outcomes.items())]
-    return close[0] if len(close) == 1 else None
+    if len(close) == 1:
+        return close[0]
+    # A contract's smallest failing case depends on how the mistake is written (another
+    # way of writing it fails a smaller case first, or with another error): when the
+    # hand-written tests' outcomes are one misconception's exactly, and some of them
+    # fail, a contract row need only fail as that misconception's does.
+    hand = {t: o for t, o in outcomes.items() if not is_contract_test(t)}
+    if not any(not passed for passed, _ in hand.values()):
+        return None
+    loose = [m for m, theirs in known
+             if all(theirs.get(t) == o for t, o in hand.items())
+             and all((theirs.get(t) or (None,))[0] == o[0]
+                     for t, o in outcomes.items() if t not in hand)]
+    return loose[0] if len(loose) == 1 else None
+
+
+#: the name of the test a contract registers is the exercise's with this suffix
+CONTRACT_SUFFIX = "_on_generated_inputs"
+
+
+def is_contract_test(name: str) -> bool:
+    """Whether the test of this name is an exercise's contract (generated inputs)."""
+    return name.endswith(CONTRACT_SUFFIX)
 
 
 def _callees(fn: Any) -> set[str]:

@@ -9,7 +9,7 @@ reproduce a grade) reads a small TOML file with two optional tables::
     strides_with_a_zero_size = "skip"  # this test is not run and not counted
 
     [exercises]
-    index_to_offset = 14               # its 7 tests share 14 points: 2 each
+    index_to_offset = 16               # its 8 tests share 16 points: 2 each
     offset_to_index = 0                # its tests run and show, worth nothing
     contiguous_strides = "skip"        # none of its tests run
 

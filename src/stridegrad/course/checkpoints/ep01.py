@@ -4,11 +4,19 @@
 Each test needs only the function it tests, so every exercise can be checked
 on its own (``check("01", "numel")``). The answers are written out by hand, not
 computed with the library, so a test can never agree with a wrong library.
+
+After each exercise's tests, its contract (``checkpoint.contract``) judges it on
+generated inputs against the library's own function (``stridegrad.course.contracts``).
 """
 
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
+from stridegrad.array.layout import numel
+from stridegrad.course.checkpoints._layouts import call, index_in, shapes, with_optional
 from stridegrad.course.checks import Checkpoint, expect, fail
+from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
 
@@ -47,6 +55,9 @@ def numel_of_ones(numel):
                  hint_for=("adds the sizes",))
 def numel_multiplies_not_adds(numel):
     expect(numel, (2, 3), returns=6)
+
+
+checkpoint.contract("numel", valid=shapes().map(call))
 
 
 # ------------------------------------------------------------------ contiguous_strides
@@ -90,6 +101,9 @@ def strides_with_a_zero_size(contiguous_strides):
     expect(contiguous_strides, (2, 0, 3), returns=(3, 3, 1))
 
 
+checkpoint.contract("contiguous_strides", valid=shapes().map(call))
+
+
 # ------------------------------------------------------------------ index_to_offset
 
 @checkpoint.test("index_to_offset", hint="Sum index[k] * strides[k]: 1 * 3 + 2 * 1.")
@@ -130,6 +144,19 @@ def scalar_index(index_to_offset):
                                          "too, negative or not: 4 + 1 * (-1) = 3.")
 def negative_stride(index_to_offset):
     expect(index_to_offset, (1,), (-1,), offset=4, returns=3)
+
+
+@st.composite
+def _index_to_offset_calls(draw):
+    """An index inside a shape, any strides (negative, 0, not row-major), the offset
+    left out, given by position or by name."""
+    shape = draw(shapes(min_side=1))
+    index = draw(index_in(shape))
+    strides = tuple(draw(st.integers(-7, 13)) for _ in shape)
+    return with_optional(draw, (index, strides), "offset", draw(st.integers(0, 40)))
+
+
+checkpoint.contract("index_to_offset", valid=_index_to_offset_calls())
 
 
 # ------------------------------------------------------------------ offset_to_index
@@ -185,6 +212,25 @@ def rejects_an_offset_past_the_end(offset_to_index):
                                          "naming the offset and the shape.")
 def rejects_a_negative_offset(offset_to_index):
     expect(offset_to_index, -1, (3, 4), raises=ValueError, naming=(-1, (3, 4)))
+
+
+@st.composite
+def _offsets_in(draw):
+    shape = draw(shapes(min_side=1))
+    return call(draw(st.integers(0, numel(shape) - 1)), shape)
+
+
+@st.composite
+def _offsets_outside(draw):
+    """Before the start, at or past the end, or any offset of an empty shape."""
+    shape = draw(shapes())
+    n = numel(shape)
+    return call(draw(st.one_of(st.integers(-5, -1), st.integers(n, n + 5))), shape)
+
+
+checkpoint.contract("offset_to_index", valid=_offsets_in(), invalid=[
+    Invalid(_offsets_outside(), ValueError, "offsets outside range(numel(shape))",
+            naming=lambda offset, shape: (offset, shape))])
 
 
 # ------------------------------------------------------------------ stretch: locate

@@ -9,7 +9,12 @@ come from.
 
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
+from stridegrad.array.layout import contiguous_strides, numel
+from stridegrad.course.checkpoints._layouts import call, layouts, shape_with_numel, shapes
 from stridegrad.course.checks import CheckFailure, Checkpoint, short_repr, expect
+from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
 
@@ -66,6 +71,40 @@ def rejects_repeated_axes(permute_layout):
                                         "permutation for a 2-D array, raise ValueError.")
 def rejects_too_many_axes(permute_layout):
     expect(permute_layout, (2, 3), (3, 1), (0, 1, 2), raises=ValueError)
+
+
+@st.composite
+def _permutations(draw):
+    shape, strides, _ = draw(layouts())
+    return call(shape, strides, tuple(draw(st.permutations(range(len(shape))))))
+
+
+@st.composite
+def _not_permutations(draw):
+    """Axes repeated, missing, one too many, out of range or negative."""
+    shape, strides, _ = draw(layouts())
+    ndim = len(shape)
+    axes = list(draw(st.permutations(range(ndim))))
+    how = draw(st.sampled_from(["repeat", "short", "long", "too big", "negative"]
+                               if ndim >= 2 else ["long", "too big", "negative"]))
+    if how == "repeat":
+        axes[draw(st.integers(1, ndim - 1))] = axes[0]
+    elif how == "short":
+        axes.pop(draw(st.integers(0, ndim - 1)))
+    elif how == "long":
+        axes.append(draw(st.integers(0, ndim)))
+    elif how == "too big" and ndim:
+        axes[draw(st.integers(0, ndim - 1))] = ndim + draw(st.integers(0, 2))
+    elif how == "too big":
+        axes = [0]
+    else:
+        axes = axes or [0]
+        axes[draw(st.integers(0, len(axes) - 1))] = -1
+    return call(shape, strides, tuple(axes))
+
+
+checkpoint.contract("permute_layout", valid=_permutations(), invalid=[
+    Invalid(_not_permutations(), ValueError, "axes that are not a permutation")])
 
 
 # ------------------------------------------------------------------ slice_layout
@@ -125,6 +164,20 @@ def rejects_step_zero(slice_layout):
     expect(slice_layout, 5, 1, slice(None, None, 0), raises=ValueError)
 
 
+_BOUND = st.one_of(st.none(), st.integers(-9, 9))
+
+
+@st.composite
+def _slices(draw, zero_step=False):
+    step = 0 if zero_step else draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
+    sl = slice(draw(_BOUND), draw(_BOUND), step)
+    return call(draw(st.integers(0, 7)), draw(st.integers(-5, 6)), sl)
+
+
+checkpoint.contract("slice_layout", valid=_slices(), invalid=[
+    Invalid(_slices(zero_step=True), ValueError, "slices with step 0")])
+
+
 # ------------------------------------------------------------------ is_contiguous
 
 @checkpoint.test("is_contiguous", hint="A fresh (2, 3) array has strides (3, 1): contiguous.")
@@ -174,6 +227,20 @@ def scalars_and_vectors(is_contiguous):
                                        "its strides (nothing is out of order).")
 def empty_array_is_contiguous(is_contiguous):
     expect(is_contiguous, (0, 3), (5, 7), returns=True)
+
+
+@st.composite
+def _layouts_for_contiguity(draw):
+    """Fresh, transposed and any strides, and fresh strides with any stride on the
+    size-1 axes (contiguous all the same)."""
+    shape, strides, _ = draw(layouts())
+    if draw(st.booleans()):
+        strides = tuple(draw(st.integers(-5, 9)) if d == 1 else s
+                        for d, s in zip(shape, contiguous_strides(shape)))
+    return call(shape, strides)
+
+
+checkpoint.contract("is_contiguous", valid=_layouts_for_contiguity())
 
 
 # ------------------------------------------------------------------ reshape_strides
@@ -240,6 +307,21 @@ def inserting_a_size_one_axis_is_a_view(reshape_strides):
                  hint_for=("no element-count check",))
 def rejects_a_different_element_count(reshape_strides):
     expect(reshape_strides, (2, 3), (3, 1), (4, 2), raises=ValueError)
+
+
+@st.composite
+def _reshapes(draw, same_size=True):
+    shape, strides, _ = draw(layouts())
+    n = numel(shape)
+    if same_size:
+        new_shape = draw(shape_with_numel(n))
+    else:
+        new_shape = draw(shapes().filter(lambda s: numel(s) != n))
+    return call(shape, strides, new_shape)
+
+
+checkpoint.contract("reshape_strides", valid=_reshapes(), cases=100, invalid=[
+    Invalid(_reshapes(same_size=False), ValueError, "new shapes of another size")])
 
 
 # ------------------------------------------------------------------ stretch: getitem_layout

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import operator
 
+from hypothesis import strategies as st
+
+from stridegrad.course.checkpoints._layouts import broadcastable, call, layouts
 from stridegrad.course.checks import Checkpoint, CheckFailure, expect, fail, raised
+from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
 
@@ -90,6 +94,29 @@ def error_names_both_shapes(broadcast_shapes):
         fail("broadcast_shapes((2, 3), (3, 2))", "raises ValueError", got)
 
 
+@st.composite
+def _shapes_that_broadcast(draw):
+    found, _ = draw(broadcastable(draw(st.integers(0, 4))))
+    return call(*found)
+
+
+@st.composite
+def _two_that_clash(draw):
+    """Two shapes with sizes 2 or more that differ in one column (counted from the
+    right), the others alike or 1: the message must name both."""
+    (a, b), out = draw(broadcastable(2).filter(lambda f: f[0][0] and f[0][1]))
+    a, b = list(a), list(b)
+    k = draw(st.integers(1, min(len(a), len(b))))
+    a[-k] = draw(st.integers(2, 4))
+    b[-k] = draw(st.integers(2, 4).filter(lambda d: d != a[-k]))
+    return call(tuple(a), tuple(b))
+
+
+checkpoint.contract("broadcast_shapes", valid=_shapes_that_broadcast(), invalid=[
+    Invalid(_two_that_clash(), ValueError, "two shapes that clash",
+            naming=lambda a, b: (a, b))])
+
+
 # ------------------------------------------------------------------ broadcast_strides
 
 @checkpoint.test("broadcast_strides", hint="The stretched size-1 dim gets stride 0: every column "
@@ -141,6 +168,29 @@ def size_two_does_not_stretch_to_four(broadcast_strides):
                                            "read as (3,); raise ValueError.")
 def cannot_drop_dims(broadcast_strides):
     expect(broadcast_strides, (2, 3), (3, 1), (3,), raises=ValueError)
+
+
+@st.composite
+def _broadcast_layouts(draw, valid=True):
+    (shape,), target = draw(broadcastable(1))
+    if not valid:
+        how = draw(st.sampled_from(["more axes", "clash"]))
+        if how == "more axes" or not [d for d in target if d >= 1]:
+            shape = (draw(st.integers(1, 3)),) + target
+        else:
+            k = draw(st.sampled_from([k for k, d in enumerate(target) if d >= 1]))
+            target_list = list(target)
+            shape = tuple(target)
+            size = target_list[k] + draw(st.integers(1, 2))
+            shape = shape[:k] + (size,) + shape[k + 1:]
+            shape = shape[draw(st.integers(0, k)):]
+    _, strides, _ = draw(layouts(st.just(shape)))
+    return call(shape, strides, target)
+
+
+checkpoint.contract("broadcast_strides", valid=_broadcast_layouts(), invalid=[
+    Invalid(_broadcast_layouts(valid=False), ValueError,
+            "shapes that do not broadcast to the target")])
 
 
 # ------------------------------------------------------------------ broadcast_binary

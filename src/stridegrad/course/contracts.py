@@ -1,0 +1,357 @@
+"""Contracts: an exercise judged on every kind of input its docstring allows.
+
+Hand-written tests teach: each shows one case and says what it is about. They
+cannot prove: a wrong function that happens to agree on those few cases passes
+them all (a height computed from the width, on square images only). A contract
+closes the gap. It is, for one exercise,
+
+* a generator of the **valid** inputs the docstring allows (a Hypothesis
+  strategy of :class:`Call`), drawn toward what learners get wrong: ranks 0 to 4,
+  sizes 0, 1 and unequal sizes, negative strides, offsets, ...;
+* one generator of **invalid** inputs per ``Raises:`` clause (:class:`Invalid`),
+  with the exception and the values its message must name;
+* the **reference** function (the library's own, by dotted name) as the oracle.
+
+:meth:`stridegrad.course.checks.Checkpoint.contract` registers a contract as one
+more test of the exercise, after its hand-written ones. The cases are drawn once,
+derandomized (the same on every machine, in every run and in ``stridegrad
+grade``), ordered from the smallest, and the reference's outcome on each is
+computed before the learner's function runs. Each case is then judged on plain
+data (:func:`observe`): the learner's function must
+
+* return what the reference returns, of the same type at every depth (a tuple
+  is not a list, ``2.0`` is not ``2``, ``np.int64(2)`` is not ``2``), floats
+  within a tolerance;
+* leave every argument as the reference leaves it (no writing into the input;
+  a function-valued argument that records its calls must see the same calls,
+  in the same order);
+* return nothing that aliases an argument, unless the contract allows it;
+* raise where the reference raises, the same exception type, and for an invalid
+  input a message naming the values the docstring says it names.
+
+The first case that fails, the smallest, is the row's call, expected and got,
+and what the misconception matcher compares.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Call", "Contract", "Invalid", "Recorder", "draw_cases", "observe", "plain",
+           "same_plain"]
+
+
+class Call:
+    """The arguments of one call: ``Call(args, kwargs)``, shown as the call."""
+
+    __slots__ = ("args", "kwargs")
+
+    def __init__(self, args: Sequence = (), kwargs: dict | None = None):
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs or {})
+
+    def __repr__(self) -> str:
+        from stridegrad.course.checks import short_repr
+        parts = [short_repr(a, 200) for a in self.args]
+        parts += [f"{k}={short_repr(v, 200)}" for k, v in self.kwargs.items()]
+        return f"Call({', '.join(parts)})"
+
+
+class Recorder:
+    """A function-valued argument that records what it is called with, so that the
+    contract can compare how often, in which order and on what a learner's function
+    calls it with how the reference does (``fn`` is called once per element, in
+    row-major order). It returns ``fn(*args)``."""
+
+    def __init__(self, fn: Callable, name: str, ordered: bool = True):
+        self.fn = fn
+        self.__name__ = name
+        self.ordered = ordered  # False: the calls are compared as a multiset
+        self.calls: list = []
+
+    def __call__(self, *args):
+        self.calls.append(list(args) if len(args) != 1 else args[0])
+        return self.fn(*args)
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __plain__(self) -> list:
+        calls = [plain(c) for c in self.calls]
+        if not self.ordered:
+            calls.sort(key=repr)
+        return ["function", self.__name__, calls]
+
+    def __deepcopy__(self, memo):
+        new = Recorder(self.fn, self.__name__, self.ordered)
+        new.calls = copy.deepcopy(self.calls, memo)
+        return new
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Inputs one ``Raises:`` clause is about: they must raise ``raises`` with a
+    message that names ``naming(*args, **kwargs)`` (each value as ``str`` or ``repr``;
+    a tuple may be written as a list). ``what`` says in words what makes them invalid."""
+
+    inputs: Any  # a Hypothesis strategy of Call
+    raises: type
+    what: str
+    naming: Callable[..., tuple] = lambda *args, **kwargs: ()
+
+
+@dataclass
+class Contract:
+    """The valid inputs of one exercise, its invalid ones, and its oracle."""
+
+    exercise: str
+    reference: str  # "package.module.function"
+    valid: Any  # a Hypothesis strategy of Call
+    invalid: tuple[Invalid, ...] = ()
+    cases: int = 40  # valid cases drawn
+    invalid_cases: int = 10  # per Invalid
+    may_alias: bool = False  # the result may share a list or array with an argument
+    _prepared: list | None = field(default=None, repr=False)
+
+    def oracle(self) -> Callable:
+        module, _, name = self.reference.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+    def prepared(self) -> list[tuple[Call, Invalid | None, dict]]:
+        """The cases, smallest first, each with its Invalid (None for a valid input)
+        and the reference's observation; computed once, before any learner's code runs
+        (and outside the watch that notices calls into the reference)."""
+        if self._prepared is None:
+            reference = self.oracle()
+            drawn: list[tuple[Call, Invalid | None]] = [
+                (c, None) for c in draw_cases(self.valid, self.cases)]
+            for bad in self.invalid:
+                drawn += [(c, bad) for c in draw_cases(bad.inputs, self.invalid_cases)]
+            drawn.sort(key=lambda pair: _size(pair[0]))
+            out = []
+            for case, bad in drawn:
+                seen = observe(reference, case)
+                if bad is not None and "raised" not in seen:
+                    raise AssertionError(f"contract of {self.exercise}: the reference returned "
+                                         f"for an input meant to be invalid ({bad.what}): "
+                                         f"{case!r}")
+                out.append((case, bad, seen))
+            self._prepared = out
+        return self._prepared
+
+    def run(self, fn: Callable) -> None:
+        """Judge ``fn`` on every case; raise the CheckFailure of the first (smallest)
+        case it fails."""
+        from stridegrad.course.checks import CheckFailure
+        for case, bad, want in self.prepared():
+            got = observe(fn, case, passthrough=True)
+            failure = judge(self.exercise, case, bad, want, got, may_alias=self.may_alias)
+            if failure is not None:
+                call, expected, shown, kind = failure
+                raise CheckFailure(call, expected, shown, kind=kind)
+
+
+def _size(case: Call) -> tuple:
+    """Smaller first: fewer characters in the call, then the call's text."""
+    text = repr(case)
+    return (len(text), text)
+
+
+def draw_cases(strategy: Any, n: int) -> list[Call]:
+    """``n`` examples of ``strategy`` (fewer if it has fewer distinct ones), the same on
+    every machine and in every run: Hypothesis derandomized, without its database."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+
+    found: list = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck),
+              verbosity=Verbosity.quiet)
+    @given(strategy)
+    def collect(case):
+        found.append(case)
+
+    collect()
+    seen: set = set()
+    unique = []
+    for case in found:
+        key = repr(case)
+        if key not in seen:
+            seen.add(key)
+            unique.append(case)
+    return unique
+
+
+# --------------------------------------------------------------------------- plain data
+
+def plain(value: Any, _depth: int = 0) -> Any:
+    """``value`` as plain data that says its type at every depth: ``["int", 3]``,
+    ``["tuple", [["int", 3], ["int", 1]]]``, ``["ndarray", "<f8", [2], [...]]``. Two
+    values are the same answer exactly when their plain forms are
+    (:func:`same_plain`): an object with an ``__eq__`` that says True to everything
+    is ``["object", "mymodule.Anything", ...]``, equal to nothing but itself."""
+    if _depth > 40:
+        return ["deep"]
+    kind = type(value)
+    if value is None:
+        return ["None"]
+    if kind in (bool, int, str):
+        return [kind.__name__, value]
+    if kind is float:
+        return ["float", value]
+    if kind in (bytes, bytearray):
+        return [kind.__name__, bytes(value).hex()]
+    if kind in (list, tuple):
+        return [kind.__name__, [plain(x, _depth + 1) for x in value]]
+    if kind is dict:
+        return ["dict", [[plain(k, _depth + 1), plain(v, _depth + 1)] for k, v in value.items()]]
+    if kind is slice:
+        return ["slice", plain(value.start), plain(value.stop), plain(value.step)]
+    if hasattr(value, "__plain__"):
+        return value.__plain__()
+    module = kind.__module__ or ""
+    if module == "numpy" or module.startswith("numpy."):
+        import numpy as np
+        if isinstance(value, np.ndarray):
+            return ["ndarray", value.dtype.str, list(value.shape), plain(value.tolist())]
+        if isinstance(value, np.generic):
+            return [f"numpy.{kind.__name__}", plain(value.item())]
+    if callable(value) and hasattr(value, "__qualname__"):
+        return ["function", value.__qualname__]
+    from stridegrad.course.checks import short_repr
+    return ["object", f"{module}.{kind.__qualname__}", short_repr(value)]
+
+
+def same_plain(a: Any, b: Any) -> bool:
+    """Whether two plain forms are the same answer: equal, but floats within a relative
+    1e-9 (absolute 1e-12), and NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (
+            math.isnan(a) and math.isnan(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_plain(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _kind_of(form: Any) -> str:
+    return form[0] if isinstance(form, list) and form and isinstance(form[0], str) else "?"
+
+
+# --------------------------------------------------------------------------- observe
+
+def observe(fn: Callable, case: Call, *, passthrough: bool = False) -> dict:
+    """Call ``fn`` on a fresh copy of ``case`` and say what happened, as plain data:
+    ``returned`` (the result's plain form) or ``raised`` (the exception's class and its
+    bases by name, and ``message``), ``after`` (the arguments' plain forms after the
+    call), ``aliases`` (whether the result holds a list, dict or array that is one of
+    the arguments'), and ``shown``, the row's text for it.
+
+    ``passthrough``: let NotImplementedError, KeyboardInterrupt and the test's time
+    limit through (a learner's stub is reported as such, not as a wrong answer)."""
+    from stridegrad.course.checks import _TestTimeout, _mutable_parts, raised, short_repr
+    args = copy.deepcopy(case.args)
+    kwargs = copy.deepcopy(case.kwargs)
+    try:
+        result = fn(*args, **kwargs)
+    except (KeyboardInterrupt, _TestTimeout):
+        raise
+    except NotImplementedError:
+        if passthrough:
+            raise
+        raise AssertionError(f"the reference {fn!r} is not implemented") from None
+    except BaseException as exc:  # noqa: B036 - a learner's SystemExit is an answer too
+        return {"raised": [k.__name__ for k in type(exc).__mro__], "message": str(exc),
+                "after": plain([list(args), kwargs]), "shown": raised(exc)}
+    inputs = _mutable_parts((args, kwargs), {})
+    aliases = any(i in inputs for i in _mutable_parts(result, {}))
+    return {"returned": plain(result), "after": plain([list(args), kwargs]),
+            "aliases": aliases, "shown": short_repr(result)}
+
+
+def _call_text(exercise: str, case: Call) -> str:
+    from stridegrad.course.checks import _format_call
+    return _format_call(exercise, case.args, case.kwargs)
+
+
+def judge(exercise: str, case: Call, bad: Invalid | None, want: dict, got: dict, *,
+          may_alias: bool) -> tuple[str, str, str, str] | None:
+    """None when ``got`` (the learner's observation) is the answer ``want`` (the
+    reference's) is; else ``(call, expected, got, kind)`` for the row."""
+    from stridegrad.course.checks import _names, short_repr
+    call = _call_text(exercise, case)
+    if "raised" in want:
+        kind = want["raised"][0]
+        expected = f"raises {kind}"
+        named: tuple = ()
+        if bad is not None:
+            named = bad.naming(*case.args, **case.kwargs)
+            if named:
+                expected += " naming " + " and ".join(short_repr(v) for v in named)
+        if "raised" not in got:
+            return call, expected, f"returned {got['shown']}", "fail"
+        if kind not in got["raised"]:
+            return call, expected, got["shown"], "error"
+        if not all(_names(got["message"], v) for v in named):
+            return call, expected, got["shown"] if got["message"] else (
+                got["shown"] + "(no message)"), "fail"
+        return None
+    if "raised" in got:
+        return call, want["shown"], got["shown"], "error"
+    if not same_plain(got["returned"], want["returned"]):
+        note = ""
+        theirs, ours = _kind_of(got["returned"]), _kind_of(want["returned"])
+        if theirs != ours and "None" not in (theirs, ours):
+            note = f" ({_a(theirs)}, not {_a(ours)})"
+        return call, want["shown"], got["shown"] + note, "fail"
+    for k, (mine, ref) in enumerate(zip(got["after"][1][0][1], want["after"][1][0][1])):
+        if same_plain(mine, ref):
+            continue
+        if _kind_of(ref) == "function" and len(ref) == 3:  # a Recorder: its calls differ
+            return (f"the calls of {ref[1]} during {call}", _calls_text(ref),
+                    _calls_text(mine), "fail")
+        return (f"argument {k + 1} after {call}", "unchanged",
+                "changed in place to " + _shown_arg(case, k, got), "fail")
+    if not same_plain(got["after"][1][1], want["after"][1][1]):
+        return f"the keyword arguments after {call}", "unchanged", "changed in place", "fail"
+    if got["aliases"] and not may_alias:
+        return (f"what {call} returned", "a new object, sharing nothing with the inputs",
+                f"{got['shown']}, which holds one of the inputs' own lists or arrays", "fail")
+    return None
+
+
+def _calls_text(form: list) -> str:
+    from stridegrad.course.checks import cut_between_items
+    calls = [_unplain_text(c) for c in form[2]] if len(form) == 3 else []
+    text = f"{len(calls)} call{'s' if len(calls) != 1 else ''}"
+    return cut_between_items(f"{text}, on {', '.join(calls)}" if calls else text, 200)
+
+
+def _shown_arg(case: Call, k: int, got: dict) -> str:
+    """The text of argument ``k`` as the learner's call left it (from its plain form)."""
+    form = got["after"][1][0][1][k]
+    return _unplain_text(form)
+
+
+def _unplain_text(form: Any) -> str:
+    kind = _kind_of(form)
+    if kind in ("int", "bool", "str", "float"):
+        return repr(form[1])
+    if kind == "None":
+        return "None"
+    if kind in ("list", "tuple"):
+        items = [_unplain_text(x) for x in form[1]]
+        if kind == "tuple":
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
+    if kind == "function":
+        return form[1]
+    return str(form[-1])
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

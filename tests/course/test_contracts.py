@@ -1,0 +1,228 @@
+"""Contracts: every exercise that has one is judged on generated inputs against the
+library's own function, on plain data, and its cases are the same in every run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+from stridegrad.course import run_checkpoint
+from stridegrad.course.checks import Checkpoint, is_contract_test, load_checkpoint
+from stridegrad.course.contracts import Call, Contract, Invalid, plain, same_plain
+from stridegrad.course.misconceptions import by_episode as misconceptions_by_episode
+
+from .conftest import define
+
+CONTRACTED = {ep: {t.exercise: t for t in load_checkpoint(ep).tests if is_contract_test(t.name)}
+              for ep in ("01", "02", "03", "04")}
+
+
+def _alone(episode: str, exercise: str) -> Checkpoint:
+    """The checkpoint of ``episode`` with the contract of ``exercise`` as its only test."""
+    cp = load_checkpoint(episode)
+    sub = Checkpoint(cp.lesson, reference=cp.reference)
+    sub.tests = [CONTRACTED[episode][exercise]]
+    return sub
+
+
+def test_every_library_exercise_of_lessons_01_to_04_has_a_contract():
+    assert {ep: sorted(by) for ep, by in CONTRACTED.items()} == {
+        "01": ["contiguous_strides", "index_to_offset", "numel", "offset_to_index"],
+        "02": ["is_contiguous", "permute_layout", "reshape_strides", "slice_layout"],
+        "03": ["iter_offsets", "map_binary", "map_unary", "reduce_axis", "sum_axis"],
+        "04": ["broadcast_shapes", "broadcast_strides"],
+    }
+
+
+KNOWN = [(ep, ex, m) for ep, by in CONTRACTED.items()
+         for ex in by for m in misconceptions_by_episode()[ep].get(ex, [])]
+
+
+@pytest.mark.parametrize("episode, exercise, m", KNOWN,
+                         ids=[f"{ep}-{ex}-{m.label}" for ep, ex, m in KNOWN])
+def test_every_known_mistake_fails_its_contract_alone(episode, exercise, m):
+    """Without the hand-written tests: the contract's generated inputs catch it."""
+    row = run_checkpoint(_alone(episode, exercise), m.define(), diagnose=False).rows[0]
+    assert row.status in ("fail", "error"), (m.label, row.status, row.message)
+    assert row.call and row.expected and row.got
+
+
+def test_the_cases_are_the_same_in_another_process():
+    """Derandomized: another interpreter, with another hash seed, draws the same cases
+    (so the grader and every learner see the same rows)."""
+    code = ("import json; from stridegrad.course.checks import load_checkpoint\n"
+            "cp = load_checkpoint('03')\n"
+            "t = [t for t in cp.tests if t.name == 'sum_axis_on_generated_inputs'][0]\n"
+            "print(json.dumps([repr(c) for c, _, _ in t.prepare()]))")
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                      text=True, check=True,
+                                      env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout)
+            for seed in ("1", "2")]
+    here = [repr(c) for c, _, _ in CONTRACTED["03"]["sum_axis"].prepare()]
+    assert runs[0] == runs[1] == here and len(here) >= 40
+
+
+def test_cases_come_smallest_first_and_cover_the_edges():
+    cases = [c for c, bad, _ in CONTRACTED["01"]["numel"].prepare()]
+    assert repr(cases[0]) == "Call(())"  # the scalar first
+    shapes = [c.args[0] for c in cases]
+    assert any(0 in s for s in shapes) and any(1 in s for s in shapes)
+    assert {len(s) for s in shapes} == {0, 1, 2, 3, 4}
+    assert any(len(set(s)) == len(s) > 1 for s in shapes)  # unequal sizes
+
+
+# ------------------------------------------------------------------ the invariants
+
+class Anything:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+def test_an_object_equal_to_everything_gets_nothing():
+    ns = define("""
+        class Anything:
+            def __eq__(self, other):
+                return True
+            __hash__ = object.__hash__
+
+        def numel(shape):
+            return Anything()
+    """)
+    result = run_checkpoint(load_checkpoint("01"), ns, exercise="numel")
+    assert result.score == 0 and {r.status for r in result.rows} == {"fail"}
+
+
+@pytest.mark.parametrize("body, note", [
+    ("return float(math.prod(shape))", "(a float, not an int)"),
+    ("return np.prod(shape, dtype=np.int64)", "(a numpy.int64, not an int)"),
+])
+def test_the_type_is_part_of_the_answer(body, note):
+    ns = define(f"import math\nimport numpy as np\ndef numel(shape):\n    {body}\n")
+    row = run_checkpoint(_alone("01", "numel"), ns).rows[0]
+    assert row.status == "fail" and note in row.got, row.got
+
+
+def test_right_answers_written_otherwise_pass():
+    """Another algorithm, another error wording that names the values, a list where a
+    sequence is iterated: every contract row passes."""
+    ns = define("""
+        import math
+
+        def numel(shape):
+            return math.prod(shape)
+
+        def contiguous_strides(shape):
+            out = []
+            for k in range(len(shape)):
+                out.append(math.prod(max(d, 1) for d in shape[k + 1:]))
+            return tuple(out)
+
+        def index_to_offset(index, strides, offset=0):
+            return offset + sum(i * s for i, s in zip(index, strides))
+
+        def offset_to_index(offset, shape):
+            if offset < 0 or offset >= math.prod(shape):
+                raise ValueError(f"{offset} does not fit in an array of shape {shape}")
+            out = []
+            for d in reversed(shape):
+                offset, i = divmod(offset, d)
+                out.insert(0, i)
+            return tuple(out)
+    """)
+    for exercise in CONTRACTED["01"]:
+        row = run_checkpoint(_alone("01", exercise), ns).rows[0]
+        assert row.passed, (exercise, row.message)
+
+
+def test_writing_into_the_input_is_named():
+    ns = define("""
+        def map_unary(fn, x):
+            storage, shape, strides, offset = x
+            out = []
+            for p in _offsets(shape, strides, offset):
+                storage[p] = fn(storage[p])
+                out.append(storage[p])
+            return out
+
+        def _offsets(shape, strides, offset):
+            pos = [offset]
+            for d, s in zip(shape, strides):
+                pos = [p + i * s for p in pos for i in range(d)]
+            return pos
+    """)
+    row = run_checkpoint(_alone("03", "map_unary"), ns).rows[0]
+    assert row.status == "fail" and row.call.startswith("argument 2 after map_unary(")
+    assert row.expected == "unchanged" and row.got.startswith("changed in place to (")
+
+
+def test_the_calls_of_a_function_argument_are_compared():
+    """map_unary calls fn once per element in row-major order: calling it once per
+    stored value (then picking) is caught by what fn saw."""
+    ns = define("""
+        def map_unary(fn, x):
+            storage, shape, strides, offset = x
+            mapped = [fn(v) for v in storage]
+            pos = [offset]
+            for d, s in zip(shape, strides):
+                pos = [p + i * s for p in pos for i in range(d)]
+            return [mapped[p] for p in pos]
+    """)
+    row = run_checkpoint(_alone("03", "map_unary"), ns).rows[0]
+    assert row.status == "fail" and row.call.startswith("the calls of "), row.call
+    assert " call" in row.expected and " call" in row.got
+
+
+def test_an_alias_of_an_argument_is_refused_unless_allowed():
+    spec = Contract("same", "builtins.list", st.just(Call(([1, 2],))))
+    with pytest.raises(AssertionError, match="holds one of the inputs' own lists"):
+        spec.run(lambda xs: xs)
+    Contract("same", "builtins.list", st.just(Call(([1, 2],))), may_alias=True).run(
+        lambda xs: xs)
+
+
+def test_an_invalid_input_must_raise_the_type_and_name_the_values():
+    spec = CONTRACTED["01"]["offset_to_index"]
+    cases = [(c, bad) for c, bad, _ in spec.prepare() if bad is not None]
+    assert cases and all(isinstance(bad, Invalid) for _, bad in cases)
+
+    def wrong_type(offset, shape):
+        raise IndexError(f"offset {offset} out of range for {shape}")
+
+    def vague(offset, shape):
+        if not 0 <= offset < np.prod(shape, dtype=int):
+            raise ValueError("bad offset")
+        return tuple(int(i) for i in np.unravel_index(offset, shape))
+
+    for fn, kind, text in ((wrong_type, "error", "raised IndexError"),
+                           (vague, "fail", "raised ValueError: bad offset")):
+        ns = {"offset_to_index": fn}
+        row = run_checkpoint(_alone("01", "offset_to_index"), ns, require_local=False).rows[0]
+        assert row.status == kind and row.got.startswith(text), row.got
+        assert "naming" in row.expected or kind == "error"
+
+
+def test_plain_forms_say_the_type_at_every_depth():
+    assert plain((1, [2.0, True])) == ["tuple", [["int", 1], ["list", [["float", 2.0],
+                                                                     ["bool", True]]]]]
+    assert plain(np.arange(3)) [0:3] == ["ndarray", np.arange(3).dtype.str, [3]]
+    assert plain(np.float32(1.5)) == ["numpy.float32", ["float", 1.5]]
+    assert plain(Anything())[0] == "object"
+    assert same_plain(plain(0.1 + 0.2), plain(0.3))
+    assert same_plain(plain(float("nan")), plain(float("nan")))
+    assert not same_plain(plain(1), plain(1.0)) and not same_plain(plain(1), plain(True))
+    assert not same_plain(plain((1,)), plain([1]))
+
+
+def test_a_reference_that_returns_for_an_invalid_input_is_a_bug_in_the_contract():
+    spec = Contract("abs", "builtins.abs", st.just(Call((1,))), invalid=[
+        Invalid(st.just(Call((-1,))), ValueError, "negative numbers")])
+    with pytest.raises(AssertionError, match="the reference returned for an input meant "
+                                             "to be invalid"):
+        spec.prepared()
