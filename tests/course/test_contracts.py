@@ -19,7 +19,7 @@ from stridegrad.course.misconceptions import by_episode as misconceptions_by_epi
 from .conftest import define
 
 CONTRACTED = {ep: {t.exercise: t for t in load_checkpoint(ep).tests if is_contract_test(t.name)}
-              for ep in ("01", "02", "03", "04")}
+              for ep in ("01", "02", "03", "04", "12")}
 
 
 def _alone(episode: str, exercise: str) -> Checkpoint:
@@ -30,12 +30,14 @@ def _alone(episode: str, exercise: str) -> Checkpoint:
     return sub
 
 
-def test_every_library_exercise_of_lessons_01_to_04_has_a_contract():
+def test_every_library_exercise_of_lessons_01_to_04_and_12_has_a_contract():
     assert {ep: sorted(by) for ep, by in CONTRACTED.items()} == {
         "01": ["contiguous_strides", "index_to_offset", "numel", "offset_to_index"],
         "02": ["is_contiguous", "permute_layout", "reshape_strides", "slice_layout"],
         "03": ["iter_offsets", "map_binary", "map_unary", "reduce_axis", "sum_axis"],
         "04": ["broadcast_shapes", "broadcast_strides"],
+        "12": ["col2im", "conv2d", "conv2d_input_grad", "im2col", "max_pool2d",
+               "window_layout"],
     }
 
 
@@ -185,6 +187,43 @@ def test_an_alias_of_an_argument_is_refused_unless_allowed():
         spec.run(lambda xs: xs)
     Contract("same", "builtins.list", st.just(Call(([1, 2],))), may_alias=True).run(
         lambda xs: xs)
+
+
+def test_a_view_of_an_input_is_an_alias():
+    """im2col must return a new array: a reshape of the window view is x itself for a
+    1 x 1 kernel, and np.shares_memory says so."""
+    ns = define("""
+        import numpy as np
+        from numpy.lib.stride_tricks import as_strided
+
+        def im2col(x, kernel, stride=(1, 1)):
+            if x.ndim != 3:
+                raise ValueError(f"x must be (C, H, W), got shape {x.shape}")
+            (kh, kw), (sh, sw) = kernel, stride
+            c, h, w = x.shape
+            if kh > h or kw > w:
+                raise ValueError(f"kernel {kernel} does not fit in {x.shape}")
+            oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+            s0, s1, s2 = x.strides
+            view = as_strided(x, (c, kh, kw, oh, ow), (s0, s1, s2, s1 * sh, s2 * sw))
+            return view.reshape(c * kh * kw, oh * ow)
+    """)
+    row = run_checkpoint(_alone("12", "im2col"), ns).rows[0]
+    assert row.status == "fail" and row.call.startswith("what im2col("), row.call
+    assert "a view of one" in row.got
+
+
+def test_a_view_keeps_its_layout_in_every_call():
+    """The copy each call gets is laid out as the drawn case: a transposed or reversed
+    image reaches the function with its own strides."""
+    cases = CONTRACTED["12"]["im2col"].prepare()
+    seen = []
+    spy = {"im2col": lambda x, *a, **k: seen.append(x.strides) or
+           __import__("stridegrad.course.reference_conv").course.reference_conv.im2col(
+               x, *a, **k)}
+    run_checkpoint(_alone("12", "im2col"), spy, require_local=False)
+    assert len(seen) == len(cases)
+    assert any(s[-1] < 0 for s in seen) and any(abs(s[-2]) < abs(s[-1]) for s in seen)
 
 
 def test_an_invalid_input_must_raise_the_type_and_name_the_values():

@@ -157,9 +157,14 @@ class Contract:
 
 
 def _size(case: Call) -> tuple:
-    """Smaller first: fewer characters in the call, then the call's text."""
-    text = repr(case)
+    """Smaller first: a shorter plain form of the arguments, then that form's text
+    (cheaper than the call's repr, which prints each array)."""
+    text = _key(case)
     return (len(text), text)
+
+
+def _key(case: Call) -> str:
+    return str(plain([list(case.args), case.kwargs])) + _strides_of(case)
 
 
 def draw_cases(strategy: Any, n: int) -> list[Call]:
@@ -180,11 +185,22 @@ def draw_cases(strategy: Any, n: int) -> list[Call]:
     seen: set = set()
     unique = []
     for case in found:
-        key = repr(case)
+        key = _key(case)  # an array's repr does not show its layout: its plain form + strides
         if key not in seen:
             seen.add(key)
             unique.append(case)
     return unique
+
+
+def _strides_of(obj: Any) -> str:
+    """The strides of the NumPy arrays in ``obj`` (a Call or its arguments), as text."""
+    if isinstance(obj, Call):
+        return _strides_of((obj.args, obj.kwargs))
+    if isinstance(obj, (list, tuple)):
+        return "".join(_strides_of(x) for x in obj)
+    if isinstance(obj, dict):
+        return "".join(_strides_of(v) for v in obj.values())
+    return str(obj.strides) if type(obj).__name__ == "ndarray" else ""
 
 
 # --------------------------------------------------------------------------- plain data
@@ -253,9 +269,8 @@ def observe(fn: Callable, case: Call, *, passthrough: bool = False) -> dict:
 
     ``passthrough``: let NotImplementedError, KeyboardInterrupt and the test's time
     limit through (a learner's stub is reported as such, not as a wrong answer)."""
-    from stridegrad.course.checks import _TestTimeout, _mutable_parts, raised, short_repr
-    args = copy.deepcopy(case.args)
-    kwargs = copy.deepcopy(case.kwargs)
+    from stridegrad.course.checks import _TestTimeout, _mutable_parts, raised
+    args, kwargs = fresh(case.args), fresh(case.kwargs)
     try:
         result = fn(*args, **kwargs)
     except (KeyboardInterrupt, _TestTimeout):
@@ -268,9 +283,70 @@ def observe(fn: Callable, case: Call, *, passthrough: bool = False) -> dict:
         return {"raised": [k.__name__ for k in type(exc).__mro__], "message": str(exc),
                 "after": plain([list(args), kwargs]), "shown": raised(exc)}
     inputs = _mutable_parts((args, kwargs), {})
-    aliases = any(i in inputs for i in _mutable_parts(result, {}))
+    outputs = _mutable_parts(result, {})
+    aliases = any(i in inputs for i in outputs) or _shares_memory(outputs, inputs)
     return {"returned": plain(result), "after": plain([list(args), kwargs]),
-            "aliases": aliases, "shown": short_repr(result)}
+            "aliases": aliases, "value": _Shown(result)}
+
+
+class _Shown:
+    """A returned value, shown (``short_repr``) only when a row needs its text: printing
+    every array of every passing case would cost more than the calls."""
+
+    __slots__ = ("value", "_text")
+
+    def __init__(self, value: Any):
+        self.value, self._text = value, None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            from stridegrad.course.checks import short_repr
+            self._text = short_repr(self.value)
+        return self._text
+
+
+def _shown(seen: dict) -> str:
+    return seen["shown"] if "shown" in seen else str(seen["value"])
+
+
+def fresh(obj: Any) -> Any:
+    """A deep copy in which every NumPy array keeps its layout: a transposed, stepped
+    or reversed view stays one (``copy.deepcopy`` would make it contiguous, and the
+    function would never meet the strides the case was drawn with)."""
+    if isinstance(obj, list):
+        return [fresh(x) for x in obj]
+    if type(obj) is tuple:
+        return tuple(fresh(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: fresh(v) for k, v in obj.items()}
+    module = type(obj).__module__ or ""
+    if module == "numpy" and type(obj).__name__ == "ndarray":
+        return _same_layout_copy(obj)
+    return copy.deepcopy(obj)
+
+
+def _same_layout_copy(a: Any) -> Any:
+    import numpy as np
+    from numpy.lib.stride_tricks import as_strided
+    if a.size == 0 or any(s % a.itemsize for s in a.strides) or a.flags.c_contiguous:
+        return a.copy()
+    steps = [s // a.itemsize for s in a.strides]
+    low = sum(min(0, (d - 1) * s) for d, s in zip(a.shape, steps))
+    high = sum(max(0, (d - 1) * s) for d, s in zip(a.shape, steps))
+    buffer = np.zeros(high - low + 1, dtype=a.dtype)
+    view = as_strided(buffer[-low:], a.shape, a.strides)
+    view[...] = a
+    return view
+
+
+def _shares_memory(outputs: dict, inputs: dict) -> bool:
+    """Whether an array in the result is a view of an array among the arguments."""
+    arrays_out = [v for v in outputs.values() if type(v).__name__ == "ndarray"]
+    arrays_in = [v for v in inputs.values() if type(v).__name__ == "ndarray"]
+    if not arrays_out or not arrays_in:
+        return False
+    import numpy as np
+    return any(np.shares_memory(a, b) for a in arrays_out for b in arrays_in)
 
 
 def _call_text(exercise: str, case: Call) -> str:
@@ -283,7 +359,10 @@ def judge(exercise: str, case: Call, bad: Invalid | None, want: dict, got: dict,
     """None when ``got`` (the learner's observation) is the answer ``want`` (the
     reference's) is; else ``(call, expected, got, kind)`` for the row."""
     from stridegrad.course.checks import _names, short_repr
-    call = _call_text(exercise, case)
+
+    def call() -> str:  # the call's text, made only for a failing row (arrays are slow)
+        return _call_text(exercise, case)
+
     if "raised" in want:
         kind = want["raised"][0]
         expected = f"raises {kind}"
@@ -293,34 +372,35 @@ def judge(exercise: str, case: Call, bad: Invalid | None, want: dict, got: dict,
             if named:
                 expected += " naming " + " and ".join(short_repr(v) for v in named)
         if "raised" not in got:
-            return call, expected, f"returned {got['shown']}", "fail"
+            return call(), expected, f"returned {_shown(got)}", "fail"
         if kind not in got["raised"]:
-            return call, expected, got["shown"], "error"
+            return call(), expected, _shown(got), "error"
         if not all(_names(got["message"], v) for v in named):
-            return call, expected, got["shown"] if got["message"] else (
-                got["shown"] + "(no message)"), "fail"
+            return call(), expected, _shown(got) if got["message"] else (
+                _shown(got) + " (no message)"), "fail"
         return None
     if "raised" in got:
-        return call, want["shown"], got["shown"], "error"
+        return call(), _shown(want), _shown(got), "error"
     if not same_plain(got["returned"], want["returned"]):
         note = ""
         theirs, ours = _kind_of(got["returned"]), _kind_of(want["returned"])
         if theirs != ours and "None" not in (theirs, ours):
             note = f" ({_a(theirs)}, not {_a(ours)})"
-        return call, want["shown"], got["shown"] + note, "fail"
+        return call(), _shown(want), _shown(got) + note, "fail"
     for k, (mine, ref) in enumerate(zip(got["after"][1][0][1], want["after"][1][0][1])):
         if same_plain(mine, ref):
             continue
         if _kind_of(ref) == "function" and len(ref) == 3:  # a Recorder: its calls differ
-            return (f"the calls of {ref[1]} during {call}", _calls_text(ref),
+            return (f"the calls of {ref[1]} during {call()}", _calls_text(ref),
                     _calls_text(mine), "fail")
-        return (f"argument {k + 1} after {call}", "unchanged",
+        return (f"argument {k + 1} after {call()}", "unchanged",
                 "changed in place to " + _shown_arg(case, k, got), "fail")
     if not same_plain(got["after"][1][1], want["after"][1][1]):
-        return f"the keyword arguments after {call}", "unchanged", "changed in place", "fail"
+        return f"the keyword arguments after {call()}", "unchanged", "changed in place", "fail"
     if got["aliases"] and not may_alias:
-        return (f"what {call} returned", "a new object, sharing nothing with the inputs",
-                f"{got['shown']}, which holds one of the inputs' own lists or arrays", "fail")
+        return (f"what {call()} returned", "a new object, sharing nothing with the inputs",
+                f"{_shown(got)}, which holds one of the inputs' own lists or arrays, or "
+                "a view of one", "fail")
     return None
 
 

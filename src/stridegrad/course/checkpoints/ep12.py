@@ -14,8 +14,18 @@ from typing import Any, Callable
 
 import numpy as np
 
+from hypothesis import strategies as st
+
 from stridegrad.course.checkpoints._arrays import same_array, show
+from stridegrad.course.checkpoints._images import (
+    call,
+    images,
+    optional_stride,
+    pairs,
+    sizes_that_fit,
+)
 from stridegrad.course.checks import CheckFailure, Checkpoint, expect, raised
+from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
 
@@ -115,6 +125,35 @@ def stride_zero(window_layout):
     expect(window_layout, (4, 4), (4, 1), (2, 2), (0, 1), raises=ValueError)
 
 
+@st.composite
+def _windows(draw, problem=None):
+    """Leading axes, an image of unequal sides, any element strides; ``problem``: a
+    kernel that does not fit ("too big"), or a size or stride below 1 ("below 1")."""
+    lead = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    (h, w), kernel, stride = draw(sizes_that_fit())
+    if problem == "too big":
+        kernel = draw(st.sampled_from([(h + draw(st.integers(1, 2)), kernel[1]),
+                                       (kernel[0], w + draw(st.integers(1, 2)))]))
+    elif problem == "below 1":
+        k = draw(st.integers(0, 3))
+        both = [*kernel, *stride]
+        both[k] = draw(st.integers(-1, 0))
+        kernel, stride = tuple(both[:2]), tuple(both[2:])
+    shape = (*lead, h, w)
+    strides = tuple(draw(st.integers(-20, 40)) for _ in shape)
+    if problem == "below 1":  # the stride is given: it may be the one below 1
+        return call(shape, strides, kernel, stride)
+    if stride == (1, 1) and draw(st.booleans()):
+        return call(shape, strides, kernel)
+    return optional_stride(draw, (shape, strides, kernel), stride)
+
+
+checkpoint.contract("window_layout", valid=_windows(), invalid=[
+    Invalid(_windows("too big"), ValueError, "kernels larger than the image",
+            naming=lambda shape, strides, kernel, *rest, **kw: (kernel, shape)),
+    Invalid(_windows("below 1"), ValueError, "kernel sizes or strides below 1")])
+
+
 # ------------------------------------------------------------------ im2col
 
 
@@ -182,6 +221,25 @@ def two_dimensional_input(im2col):
     expect(im2col, np.zeros((3, 3)), (2, 2), (1, 1), raises=ValueError, naming=((3, 3),))
 
 
+@st.composite
+def _im2col_calls(draw, problem=None):
+    c = draw(st.integers(1, 3))
+    (h, w), kernel, stride = draw(sizes_that_fit(5))
+    shape = (c, h, w)
+    if problem == "not 3-D":
+        shape = draw(st.sampled_from([(h, w), (1, c, h, w)]))
+    elif problem == "too big":
+        kernel = (h + 1, kernel[1]) if draw(st.booleans()) else (kernel[0], w + 1)
+    return optional_stride(draw, (draw(images(shape)), kernel), stride)
+
+
+checkpoint.contract("im2col", valid=_im2col_calls(), invalid=[
+    Invalid(_im2col_calls("not 3-D"), ValueError, "images that are not (C, H, W)",
+            naming=lambda x, *rest, **kw: (x.shape,)),
+    Invalid(_im2col_calls("too big"), ValueError, "kernels larger than the image",
+            naming=lambda x, kernel, *rest, **kw: (kernel,))])
+
+
 # ------------------------------------------------------------------ conv2d
 
 
@@ -246,6 +304,33 @@ def channel_mismatch(conv2d):
            naming=((8, 1, 3, 3),))
 
 
+@st.composite
+def _conv_calls(draw, mismatch=False):
+    """An image, a weight, maybe a bias, stride and padding (given or not), all of one
+    dtype; ``mismatch``: the weight expects another number of channels."""
+    c, oc = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    padding, stride = draw(st.integers(0, 2)), draw(st.integers(1, 3))
+    h, w = draw(pairs(1, 5))
+    kh, kw = draw(st.integers(1, h + 2 * padding)), draw(st.integers(1, w + 2 * padding))
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    wc = c + draw(st.integers(1, 2)) if mismatch else c
+    x, weight = draw(images((c, h, w), dtype)), draw(images((oc, wc, kh, kw), dtype))
+    bias = draw(st.one_of(st.none(), images((oc,), dtype)))
+    args, kwargs = [x, weight], {}
+    if bias is not None or draw(st.booleans()):
+        args.append(bias)
+    for name, value, default in (("stride", stride, 1), ("padding", padding, 0)):
+        if value != default or draw(st.booleans()):
+            kwargs[name] = value
+    return call(*args, **kwargs)
+
+
+checkpoint.contract("conv2d", valid=_conv_calls(), invalid=[
+    Invalid(_conv_calls(mismatch=True), ValueError, "weights for another channel count",
+            naming=lambda x, weight, *rest, **kw: (x.shape[0], weight.shape[1],
+                                                   weight.shape))])
+
+
 # ------------------------------------------------------------------ col2im
 
 
@@ -299,6 +384,23 @@ def wrong_cols_shape(col2im):
            naming=((4, 3), (4, 4)))
 
 
+@st.composite
+def _col2im_calls(draw, wrong_shape=False):
+    c = draw(st.integers(1, 3))
+    (h, w), (kh, kw), (sh, sw) = draw(sizes_that_fit(5))
+    oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+    rows, cols = c * kh * kw, oh * ow
+    if wrong_shape:
+        rows, cols = draw(st.sampled_from([(rows + 1, cols), (rows, cols + 1), (cols, rows)]
+                                          if rows != cols else [(rows + 1, cols)]))
+    return optional_stride(draw, (draw(images((rows, cols))), (c, h, w), (kh, kw)), (sh, sw))
+
+
+checkpoint.contract("col2im", valid=_col2im_calls(), invalid=[
+    Invalid(_col2im_calls(wrong_shape=True), ValueError, "columns of another shape",
+            naming=lambda cols, shape, *rest, **kw: (cols.shape, shape))])
+
+
 # ------------------------------------------------------------------ max_pool2d
 
 
@@ -345,6 +447,19 @@ def leftover_pixels_are_dropped(max_pool2d):
 def rectangular_kernel_pools(max_pool2d):
     expect_array(max_pool2d, np.arange(8.0).reshape(1, 2, 4), (1, 2),
                  returns=[[[1, 3], [5, 7]]])
+
+
+@st.composite
+def _pool_calls(draw):
+    c = draw(st.integers(1, 3))
+    (h, w), kernel, stride = draw(sizes_that_fit())
+    x = draw(images((c, h, w)))
+    if draw(st.booleans()):
+        return call(x, kernel)  # stride: the kernel size
+    return call(x, kernel, stride) if draw(st.booleans()) else call(x, kernel, stride=stride)
+
+
+checkpoint.contract("max_pool2d", valid=_pool_calls())
 
 
 # ------------------------------------------------------------------ conv2d_input_grad
@@ -395,6 +510,25 @@ def output_channels_add(conv2d_input_grad):
 def stride_skips_a_pixel(conv2d_input_grad):
     expect_array(conv2d_input_grad, _a([[[1, 2]]]), _a([[[[1]]]]), (1, 1, 3), 2, 0,
                  returns=[[[1, 0, 2]]])
+
+
+@st.composite
+def _input_grad_calls(draw):
+    c, oc = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    padding, stride = draw(st.integers(0, 2)), draw(st.integers(1, 3))
+    h, w = draw(pairs(1, 5))
+    kh, kw = draw(st.integers(1, h + 2 * padding)), draw(st.integers(1, w + 2 * padding))
+    oh, ow = (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    grad_out, weight = draw(images((oc, oh, ow), dtype)), draw(images((oc, c, kh, kw), dtype))
+    kwargs = {}
+    for name, value, default in (("stride", stride, 1), ("padding", padding, 0)):
+        if value != default or draw(st.booleans()):
+            kwargs[name] = value
+    return call(grad_out, weight, (c, h, w), **kwargs)
+
+
+checkpoint.contract("conv2d_input_grad", valid=_input_grad_calls())
 
 
 # ------------------------------------------------------------------ stretch: conv2d_weight_grad
