@@ -224,8 +224,9 @@ def plain(value: Any, _depth: int = 0) -> Any:
         return [kind.__name__, bytes(value).hex()]
     if kind in (list, tuple):
         return [kind.__name__, [plain(x, _depth + 1) for x in value]]
-    if kind is dict:
-        return ["dict", [[plain(k, _depth + 1), plain(v, _depth + 1)] for k, v in value.items()]]
+    if kind is dict:  # in key order: two dicts that differ only in insertion order are equal
+        items = [[plain(k, _depth + 1), plain(v, _depth + 1)] for k, v in value.items()]
+        return ["dict", sorted(items, key=lambda kv: repr(kv[0]))]
     if kind is slice:
         return ["slice", plain(value.start), plain(value.stop), plain(value.step)]
     if hasattr(value, "__plain__"):
@@ -236,7 +237,9 @@ def plain(value: Any, _depth: int = 0) -> Any:
         if isinstance(value, np.ndarray):
             return ["ndarray", value.dtype.str, list(value.shape), plain(value.tolist())]
         if isinstance(value, np.generic):
-            return [f"numpy.{kind.__name__}", plain(value.item())]
+            # a NumPy scalar is a 0-d array: NumPy's own arithmetic on 0-d arrays
+            # gives either, and a docstring that says "an array" allows both
+            return ["ndarray", value.dtype.str, [], plain(value.item())]
     if callable(value) and hasattr(value, "__qualname__"):
         return ["function", value.__qualname__]
     from stridegrad.course.checks import short_repr
@@ -281,12 +284,14 @@ def observe(fn: Callable, case: Call, *, passthrough: bool = False) -> dict:
         raise AssertionError(f"the reference {fn!r} is not implemented") from None
     except BaseException as exc:  # noqa: B036 - a learner's SystemExit is an answer too
         return {"raised": [k.__name__ for k in type(exc).__mro__], "message": str(exc),
-                "after": plain([list(args), kwargs]), "shown": raised(exc)}
+                "after": plain([list(args), kwargs]), "shown": raised(exc),
+                "shared": _shared_between(args, kwargs)}
     inputs = _mutable_parts((args, kwargs), {})
     outputs = _mutable_parts(result, {})
     aliases = any(i in inputs for i in outputs) or _shares_memory(outputs, inputs)
     return {"returned": plain(result), "after": plain([list(args), kwargs]),
-            "aliases": aliases, "value": _Shown(result)}
+            "aliases": aliases, "value": _Shown(result),
+            "shared": _shared_between(args, kwargs)}
 
 
 class _Shown:
@@ -309,20 +314,48 @@ def _shown(seen: dict) -> str:
     return seen["shown"] if "shown" in seen else str(seen["value"])
 
 
-def fresh(obj: Any) -> Any:
+def fresh(obj: Any, _memo: dict | None = None) -> Any:
     """A deep copy in which every NumPy array keeps its layout: a transposed, stepped
     or reversed view stays one (``copy.deepcopy`` would make it contiguous, and the
-    function would never meet the strides the case was drawn with)."""
+    function would never meet the strides the case was drawn with). An object that
+    appears twice (one storage list under two views) is copied once, and shared as
+    in the case."""
+    memo = {} if _memo is None else _memo
+    if id(obj) in memo:
+        return memo[id(obj)]
     if isinstance(obj, list):
-        return [fresh(x) for x in obj]
+        out: Any = []
+        memo[id(obj)] = out
+        out.extend(fresh(x, memo) for x in obj)
+        return out
     if type(obj) is tuple:
-        return tuple(fresh(x) for x in obj)
+        return tuple(fresh(x, memo) for x in obj)
     if isinstance(obj, dict):
-        return {k: fresh(v) for k, v in obj.items()}
+        out = {}
+        memo[id(obj)] = out
+        out.update((k, fresh(v, memo)) for k, v in obj.items())
+        return out
     module = type(obj).__module__ or ""
     if module == "numpy" and type(obj).__name__ == "ndarray":
-        return _same_layout_copy(obj)
-    return copy.deepcopy(obj)
+        out = _same_layout_copy(obj)
+    else:
+        out = copy.deepcopy(obj)
+    memo[id(obj)] = out
+    return out
+
+
+def _shared_between(args: tuple, kwargs: dict) -> list:
+    """The pairs of arguments (by position, keywords by name) that hold one and the
+    same list, dict or array, or arrays that share memory."""
+    from stridegrad.course.checks import _mutable_parts
+    named = [(str(k + 1), a) for k, a in enumerate(args)] + list(kwargs.items())
+    parts = [(name, _mutable_parts(a, {})) for name, a in named]
+    pairs = []
+    for i, (n1, p1) in enumerate(parts):
+        for n2, p2 in parts[i + 1:]:
+            if set(p1) & set(p2) or _shares_memory(p1, p2):
+                pairs.append([n1, n2])
+    return pairs
 
 
 def _same_layout_copy(a: Any) -> Any:
@@ -393,10 +426,20 @@ def judge(exercise: str, case: Call, bad: Invalid | None, want: dict, got: dict,
         if _kind_of(ref) == "function" and len(ref) == 3:  # a Recorder: its calls differ
             return (f"the calls of {ref[1]} during {call()}", _calls_text(ref),
                     _calls_text(mine), "fail")
-        return (f"argument {k + 1} after {call()}", "unchanged",
-                "changed in place to " + _shown_arg(case, k, got), "fail")
+        if same_plain(ref, plain(case.args[k])):  # the reference leaves it alone
+            return (f"argument {k + 1} after {call()}", "unchanged",
+                    "changed in place to " + _unplain_text(mine), "fail")
+        return (f"argument {k + 1} after {call()}", _unplain_text(ref), _unplain_text(mine),
+                "fail")
     if not same_plain(got["after"][1][1], want["after"][1][1]):
         return f"the keyword arguments after {call()}", "unchanged", "changed in place", "fail"
+    if got["shared"] != want["shared"]:
+        new = [p for p in got["shared"] if p not in want["shared"]]
+        if new:
+            a, b = new[0]
+            return (f"arguments {a} and {b} after {call()}", "nothing in common",
+                    "they now hold one and the same list or array (or views of one): a "
+                    "later change to one changes the other", "fail")
     if got["aliases"] and not may_alias:
         return (f"what {call()} returned", "a new object, sharing nothing with the inputs",
                 f"{_shown(got)}, which holds one of the inputs' own lists or arrays, or "
@@ -409,12 +452,6 @@ def _calls_text(form: list) -> str:
     calls = [_unplain_text(c) for c in form[2]] if len(form) == 3 else []
     text = f"{len(calls)} call{'s' if len(calls) != 1 else ''}"
     return cut_between_items(f"{text}, on {', '.join(calls)}" if calls else text, 200)
-
-
-def _shown_arg(case: Call, k: int, got: dict) -> str:
-    """The text of argument ``k`` as the learner's call left it (from its plain form)."""
-    form = got["after"][1][0][1][k]
-    return _unplain_text(form)
 
 
 def _unplain_text(form: Any) -> str:
@@ -430,8 +467,22 @@ def _unplain_text(form: Any) -> str:
         return "[" + ", ".join(items) + "]"
     if kind == "function":
         return form[1]
+    if kind == "dict":
+        return "{" + ", ".join(f"{_unplain_text(k)}: {_unplain_text(v)}" for k, v in form[1]) + "}"
+    if kind == "ndarray":
+        return f"array({_unplain_values(form[3])})"
+    if kind == "slice":
+        return f"slice({', '.join(_unplain_text(x) for x in form[1:])})"
     return str(form[-1])
 
 
+def _unplain_values(form: Any) -> str:
+    """An array's values (the plain form of its ``tolist()``) as nested brackets."""
+    if _kind_of(form) == "list":
+        return "[" + ", ".join(_unplain_values(x) for x in form[1]) + "]"
+    return _unplain_text(form)
+
+
 def _a(noun: str) -> str:
+    noun = {"ndarray": "NumPy array"}.get(noun, noun)
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

@@ -13,6 +13,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from hypothesis import strategies as st
+
+from stridegrad.course.checkpoints._images import images
+from stridegrad.course.checkpoints._layouts import broadcastable, call, shapes
 from stridegrad.course.checks import CheckFailure, Checkpoint, raised
 from stridegrad.course.checkpoints._arrays import same_array
 from stridegrad.course.checkpoints._arrays import show as _show
@@ -128,6 +132,18 @@ def unbroadcast_to_a_scalar(unbroadcast):
     expect_array(unbroadcast, _a([1, 2], [3, 4]), (), returns=10.0)
 
 
+@st.composite
+def _unbroadcasts(draw):
+    """An input shape and the output shape it broadcast to: leading axes added (up to
+    four), axes of size 1 stretched (one or several), both, or neither."""
+    (shape,), out = draw(broadcastable(1))
+    return call(draw(images(out, np.float64)), shape)
+
+
+# a reshape of grad is a view of it: the docstring does not ask for a new array
+checkpoint.contract("unbroadcast", valid=_unbroadcasts(), may_alias=True)
+
+
 # ------------------------------------------------------------------ sum_backward
 
 
@@ -181,6 +197,49 @@ def sum_backward_tuple_of_axes(sum_backward):
     expect_array(sum_backward, _a(1, 2, 3), (2, 3, 4), axis=(0, 2), returns=want)
 
 
+def _axes(draw, ndim: int, tuples: bool = True):
+    """None, an int (negative too), or a tuple of distinct axes (negative entries too)."""
+    kinds = ["none", "int", "tuple"] if tuples and ndim else (["none", "int"] if ndim
+                                                                else ["none"])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "none":
+        return None, tuple(range(ndim))
+    if kind == "int":
+        axis = draw(st.integers(-ndim, ndim - 1))
+        return axis, (axis % ndim,)
+    picked = draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True))
+    axis = tuple(a - ndim if draw(st.booleans()) else a for a in picked)
+    return axis, tuple(sorted(picked))
+
+
+def _reduced(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    if keepdims:
+        return tuple(1 if k in axes else d for k, d in enumerate(shape))
+    return tuple(d for k, d in enumerate(shape) if k not in axes)
+
+
+def _axis_kwargs(draw, axis, keepdims) -> dict:
+    kwargs = {}
+    if axis is not None or draw(st.booleans()):
+        kwargs["axis"] = axis
+    if keepdims or draw(st.booleans()):
+        kwargs["keepdims"] = keepdims
+    return kwargs
+
+
+@st.composite
+def _sum_backwards(draw):
+    shape = draw(shapes(0, 4))
+    axis, axes = _axes(draw, len(shape))
+    keepdims = draw(st.booleans())
+    grad = draw(images(_reduced(shape, axes, keepdims), np.float64))
+    return call(grad, shape, **_axis_kwargs(draw, axis, keepdims))
+
+
+# a read-only broadcast view of grad is fine, the docstring says
+checkpoint.contract("sum_backward", valid=_sum_backwards(), may_alias=True)
+
+
 # ------------------------------------------------------------------ max_backward
 
 
@@ -232,6 +291,21 @@ def max_backward_negative_values(max_backward):
 def max_backward_negative_axis_with_ties(max_backward):
     expect_array(max_backward, _a([3, 3, 1], [0, 2, 1]), _a(6, 1), axis=-1,
                  returns=[[3, 3, 0], [0, 1, 0]])
+
+
+@st.composite
+def _max_backwards(draw):
+    """Small integers, so that maxima tie often; no size 0 (a max needs an element)."""
+    shape = draw(shapes(0, 3, min_side=1))
+    axis, axes = _axes(draw, len(shape), tuples=False)
+    keepdims = draw(st.booleans())
+    x = draw(images(shape, np.float64))
+    out = _reduced(shape, axes, keepdims)
+    grad = 1.0 if out == () and draw(st.booleans()) else draw(images(out, np.float64))
+    return call(x, grad, **_axis_kwargs(draw, axis, keepdims))
+
+
+checkpoint.contract("max_backward", valid=_max_backwards())
 
 
 # ------------------------------------------------------------------ matmul_backward
@@ -298,6 +372,16 @@ def matmul_backward_order_of_factors(matmul_backward):
 def matmul_backward_row_times_column(matmul_backward):
     a, b = _a([1, 2, 3]), _a([4], [5], [6])
     _expect_pair(matmul_backward, a, b, _a([2]), [[8, 10, 12]], [[2], [4], [6]])
+
+
+@st.composite
+def _matmul_backwards(draw):
+    n, k, m = (draw(st.integers(1, 4)) for _ in range(3))
+    return call(draw(images((n, k), np.float64)), draw(images((k, m), np.float64)),
+                draw(images((n, m), np.float64)))
+
+
+checkpoint.contract("matmul_backward", valid=_matmul_backwards())
 
 
 # ------------------------------------------------------------------ numerical_gradient

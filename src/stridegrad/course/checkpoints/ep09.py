@@ -13,9 +13,14 @@ from typing import Any
 import numpy as np
 
 import stridegrad as sg
+from hypothesis import strategies as st
+
 from stridegrad.course.checkpoints._arrays import same_array
+from stridegrad.course.checkpoints._images import images
+from stridegrad.course.checkpoints._layouts import shapes
 from stridegrad.course.checkpoints._arrays import show as _show
 from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
+from stridegrad.course.contracts import Call
 from stridegrad.nn import Parameter
 
 __all__ = ["checkpoint"]
@@ -427,6 +432,28 @@ def sgd_momentum_leaves_grads_alone(sgd_step):
           [1.0, 1.0], atol=0, rtol=0)
 
 
+@st.composite
+def _sgd_steps(draw):
+    """A first step (state {}) or a later one (a momentum buffer from before), any
+    shape, with and without momentum and weight decay, given or left out."""
+    shape = draw(shapes(0, 3, min_side=1))
+    param, grad = draw(images(shape, np.float64)), draw(images(shape, np.float64))
+    momentum = draw(st.sampled_from([0.0, 0.5, 0.9]))
+    state = {}
+    if momentum and draw(st.booleans()):
+        state["momentum_buffer"] = draw(images(shape, np.float64))
+    kwargs = {"lr": draw(st.sampled_from([0.5, 0.25, 0.1]))}
+    if momentum or draw(st.booleans()):
+        kwargs["momentum"] = momentum
+    weight_decay = draw(st.sampled_from([0.0, 0.25, 0.01]))
+    if weight_decay or draw(st.booleans()):
+        kwargs["weight_decay"] = weight_decay
+    return Call((param, grad, state), kwargs)
+
+
+checkpoint.contract("sgd_step", valid=_sgd_steps())
+
+
 # ------------------------------------------------------------------ adam_step
 
 
@@ -511,6 +538,28 @@ def adam_eps_after_the_root(adam_step):
     # m_hat = 0.5, v_hat = 0.25: 1 - 0.1 * 0.5 / (sqrt(0.25) + 0.1) = 1 - 0.05 / 0.6
     call, p = _adam(adam_step, [1.0], [0.5], {}, lr=0.1, eps=0.1)
     _same(call, p, [0.91666667], atol=1e-6)
+
+
+@st.composite
+def _adam_steps(draw):
+    """The first step (state {}) or step t of a run (its m and v, v never negative),
+    betas, eps and lr given or left out."""
+    shape = draw(shapes(0, 3, min_side=1))
+    param, grad = draw(images(shape, np.float64)), draw(images(shape, np.float64))
+    state = {}
+    if draw(st.booleans()):
+        state = {"step": draw(st.integers(1, 5)), "exp_avg": draw(images(shape, np.float64)) / 4,
+                 "exp_avg_sq": np.abs(draw(images(shape, np.float64))) / 8}
+    kwargs = {}
+    for name, value in (("lr", draw(st.sampled_from([1e-3, 0.1, 0.5]))),
+                        ("betas", draw(st.sampled_from([(0.9, 0.999), (0.5, 0.75)]))),
+                        ("eps", draw(st.sampled_from([1e-8, 0.1])))):
+        if draw(st.booleans()):
+            kwargs[name] = value
+    return Call((param, grad, state), kwargs)
+
+
+checkpoint.contract("adam_step", valid=_adam_steps())
 
 
 # ------------------------------------------------------------------ stretch: rmsprop_step
