@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from stridegrad.course.checkpoints._layouts import call, with_optional
 
-__all__ = ["images", "pairs", "sizes_that_fit"]
+__all__ = ["call", "images", "optional_stride", "pairs", "sizes_that_fit"]
 
 
 @st.composite
@@ -57,7 +57,5 @@ def sizes_that_fit(draw, max_side: int = 6) -> tuple:
 
 
 def optional_stride(draw, args: tuple, stride: tuple):
+    """The call of ``args`` with ``stride`` left out, given by position, or by name."""
     return with_optional(draw, args, "stride", stride)
-
-
-__all__ += ["call", "optional_stride"]
