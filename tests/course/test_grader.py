@@ -342,6 +342,17 @@ def test_grade_validates_arguments(tmp_path):
         grade(tmp_path, "01", tmp_path / "o", memory=8)
 
 
+def test_check_refuses_a_file_that_is_not_a_notebook(tmp_path, capsys):
+    """`stridegrad check runs/digits/model.npz` says it is no notebook (before, it said
+    "episode must be a number", about a name the user never meant as an episode)."""
+    model = tmp_path / "model.npz"
+    model.write_bytes(b"PK\x03\x04")
+    assert cli(["check", str(model)]) == 2
+    err = capsys.readouterr().err
+    assert f"stridegrad check: error: {model} is not a notebook (a .ipynb file)" in err
+    assert "episode must be a number" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_check_command(capsys):
     assert cli(["check", str(ROOT / "solutions" / f"{STEM}.ipynb")]) == 0
     assert f"{FULL}/{FULL} points, all passed" in capsys.readouterr().out

@@ -35,6 +35,9 @@ def find_notebook(which: str) -> Path:
     if path.suffix == ".ipynb" or path.is_file():
         if not path.is_file():
             raise CommandError(f"no notebook {path}")
+        if path.suffix != ".ipynb":  # a model.npz, a .py: not "episode must be a number"
+            raise CommandError(f"{path} is not a notebook (a .ipynb file): give a lesson "
+                               "notebook, or an episode like 01 to check your copy of it")
         return path
     m = re.fullmatch(r"(\d{1,2})(_[a-z0-9_]+)?", which.strip())
     if m is None:
