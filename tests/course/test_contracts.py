@@ -303,3 +303,19 @@ def test_a_reference_that_returns_for_an_invalid_input_is_a_bug_in_the_contract(
     with pytest.raises(AssertionError, match="the reference returned for an input meant "
                                              "to be invalid"):
         spec.prepared()
+
+
+def test_a_contract_is_registered_as_a_test_is():
+    """Its name is unique (a second contract of one exercise is refused) and its stretch
+    flag must be the exercise's."""
+    cp = Checkpoint("01_flat_storage", reference="stridegrad.array.layout")
+    cp.test("numel")(lambda numel: None)
+    cp.contract("numel", valid=st.just(Call(((2, 3),))))
+    with pytest.raises(ValueError, match="two tests named 'numel_on_generated_inputs'"):
+        cp.contract("numel", valid=st.just(Call(((2, 3),))))
+    other = Checkpoint("01_flat_storage", reference="stridegrad.array.layout")
+    other.test("numel")(lambda numel: None)
+    with pytest.raises(ValueError, match="with and without stretch=True"):
+        other.contract("numel", valid=st.just(Call(((2, 3),))), stretch=True)
+    assert [t.name for t in cp.tests][-1] == "numel_on_generated_inputs"
+    assert run_checkpoint(cp, {"numel": __import__("math").prod}, require_local=False).passed

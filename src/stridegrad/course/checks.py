@@ -536,7 +536,7 @@ class Checkpoint:
 
     def test(self, exercise: str, *, points: int = 1, hint: str = "",
              hidden: bool | None = None, hint_for: tuple[str, ...] | str = (),
-             stretch: bool = False) -> Callable:
+             stretch: bool = False, prepare: Callable[[], Any] | None = None) -> Callable:
         """Decorator registering ``func(fn)`` as a test of ``exercise``.
 
         ``hint_for``: when the hint describes one particular mistake, the labels of the
@@ -546,6 +546,9 @@ class Checkpoint:
         ``stretch``: the exercise is an optional stretch exercise; its points are
         reported apart (``CheckResult.stretch_score``), never in the lesson's total. All
         tests of one exercise must agree.
+
+        ``prepare``: called before each run of the test, outside its time limit (see
+        :attr:`Test.prepare`; :meth:`contract` passes its cases' preparation).
         """
         if not exercise.isidentifier():
             raise ValueError(f"exercise must be a Python name, got {exercise!r}")
@@ -561,7 +564,7 @@ class Checkpoint:
             self.tests.append(Test(func.__name__, exercise, func, points, hint,
                                    self.hidden if hidden is None else hidden,
                                    (hint_for,) if isinstance(hint_for, str) else tuple(hint_for),
-                                   stretch))
+                                   stretch, prepare))
             return func
 
         return register
@@ -584,12 +587,6 @@ class Checkpoint:
             reference = f"{self.reference}.{exercise}"
         spec = Contract(exercise, reference, valid, tuple(invalid), cases, invalid_cases,
                         may_alias)
-        name = f"{exercise}{CONTRACT_SUFFIX}"
-        if any(t.name == name for t in self.tests):
-            raise ValueError(f"checkpoint {self.lesson}: two contracts of {exercise!r}")
-        if any(t.exercise == exercise and t.stretch != stretch for t in self.tests):
-            raise ValueError(f"checkpoint {self.lesson}: exercise {exercise!r} has tests "
-                             "with and without stretch=True")
         what = f"up to {cases} inputs its docstring allows"
         if invalid:
             what += " and up to " + ", ".join(f"{invalid_cases} {bad.what}" for bad in invalid)
@@ -600,9 +597,10 @@ class Checkpoint:
         def run(fn: Callable) -> None:
             spec.run(fn)
 
-        run.__name__ = run.__qualname__ = name
-        self.tests.append(Test(name, exercise, run, points, hint, self.hidden, (), stretch,
-                               spec.prepared))
+        # registered as any test is: its name unique, its stretch flag the exercise's
+        run.__name__ = run.__qualname__ = f"{exercise}{CONTRACT_SUFFIX}"
+        self.test(exercise, points=points, hint=hint, stretch=stretch,
+                  prepare=spec.prepared)(run)
         return spec
 
     def extend(self, other: Checkpoint) -> Checkpoint:
