@@ -22,6 +22,7 @@ from stridegrad.course.build import (
     BuildError,
     build,
     build_lesson,
+    solutions_path,
     check_drift,
     inline_exercise,
     library_exercise,
@@ -277,12 +278,34 @@ def test_build_writes_executes_is_byte_stable_and_detects_drift(tmp_path):
     assert build(tmp_path, log=logs.append) == []
     assert {p: p.read_bytes() for p in first} == first
     assert check_drift(tmp_path, log=logs.append) == []
-    # drift: an edited lesson, a stale solution, a notebook without a source
+    # the exercises as a module: the solutions without their markers, and what they import
+    module = solutions_path(lesson)
+    scope: dict = {}
+    exec(compile(module.read_text(), str(module), "exec"), scope)
+    assert scope["__all__"] == ["flatten", "shape_of", "dtype_of", "to_bytes"]
+    assert scope["flatten"]([[1], [2, [3]]]) == [1, 2, 3]
+    assert "SOLUTION" not in module.read_text() and "import check" not in module.read_text()
+    # drift: an edited lesson, a stale solution, a notebook without a source, an edited
+    # solutions module and one without a lesson
     lesson.lesson_path.write_text(lesson.lesson_path.read_text().replace("recurse", "recurze"))
     (tmp_path / "solutions" / "99_gone.ipynb").write_text("{}")
+    module.write_text(module.read_text().replace("return [data]", "return data"))
+    module.with_name("ep99.py").write_text("")
     drift = check_drift(tmp_path, log=logs.append)
     assert drift == ["lessons/00_tiny.ipynb (differs from course/00_tiny.py)",
-                     "solutions/99_gone.ipynb (no course/99_gone.py)"]
+                     "src/stridegrad/course/solutions/ep00.py (differs from course/00_tiny.py)",
+                     "solutions/99_gone.ipynb (no course/99_gone.py)",
+                     "src/stridegrad/course/solutions/ep99.py (no lesson 99)"]
+
+
+def test_an_exercise_that_uses_a_name_the_module_would_lack_is_refused(tmp_path):
+    """The solutions module holds the setup cell's imports and the exercises only: an
+    exercise that reads a name bound in another cell would not run there."""
+    source = TINY.replace("    import struct\n", "").replace(
+        "# %%\n#| exercise: to_bytes", "# %%\nimport struct\n\n# %%\n#| exercise: to_bytes")
+    with pytest.raises(BuildError, match="the exercises use struct, which no import of the "
+                                         "setup cell and no exercise defines"):
+        build_lesson(tiny_root(tmp_path, source), execute=False)
 
 
 def test_build_never_overwrites_a_notebook_edited_since_the_last_build(tmp_path, monkeypatch,

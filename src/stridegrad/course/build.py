@@ -41,6 +41,13 @@ and removes:
 Markdown cells may use ``{{repo_url}}``, ``{{binder_url}}`` and
 ``{{colab_url}}`` (this lesson's), filled in from ``stridegrad.course.links``.
 
+Besides the notebooks, the build writes ``stridegrad/course/solutions/epNN.py``: the
+lesson's exercises as one importable module, the oracle of the checkpoint's contracts
+(:meth:`stridegrad.course.checks.Checkpoint.contract`). It holds the setup cell's
+imports that the exercises use, an import of each library exercise (the library's own
+function, not a copy) and each inline exercise's solution cell without its markers,
+in the lesson's order. Like the notebooks, it is written from the course source only.
+
 Outputs are deterministic: cell ids are ``epNN-KKK`` (episode, position),
 solutions are executed by nbclient with ``record_timing=False``, and the
 notebook metadata carries no Python micro version. A rebuild with the same
@@ -126,6 +133,11 @@ class BuiltLesson:
     student: Any  # nbformat.NotebookNode
     solution: Any
     exercises: dict[str, Exercise] = field(default_factory=dict)
+    setup: str = ""  # the setup cell's body, as the author wrote it
+
+    def solutions_module(self) -> str:
+        """The source of ``stridegrad/course/solutions/epNN.py`` (see the module doc)."""
+        return solutions_module(self)
 
 
 def setup_preamble() -> str:
@@ -404,6 +416,7 @@ def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
     bound: set[str] = set()
     library_sources: list[tuple[str, str]] = []
     seen_setup = False
+    setup_body = ""
 
     for number, cell in enumerate(source_nb.cells, 1):
         here = f"{where}, cell {number}"
@@ -438,6 +451,7 @@ def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
             if seen_setup or student_cells and any(c.cell_type == "code" for c in student_cells):
                 raise BuildError(f"{here}: the '#| setup' cell must be the first code cell")
             seen_setup = True
+            setup_body = body
             student_src = solution_src = setup_preamble() + ("\n" + body if body else "")
         elif not seen_setup:
             raise BuildError(f"{here}: the first code cell must be the '#| setup' cell")
@@ -536,7 +550,89 @@ def build_lesson(lesson: Lesson, *, execute: bool = True, verify: bool = False,
         _verify_lesson(student, lesson, timeout)
     for nb in (student, solution):
         nbf.validate(nb)
-    return BuiltLesson(lesson, student, solution, exercises)
+    built = BuiltLesson(lesson, student, solution, exercises, setup_body)
+    try:
+        built.solutions_module()
+    except ValueError as exc:
+        raise BuildError(f"{where}: {exc}") from None
+    return built
+
+
+_GENERATED = (
+    '''"""The solutions of lesson {episode}'s exercises ({stem}), in one module.
+
+Written by ``stridegrad build {episode}`` from ``course/{stem}.py``: do not edit it,
+edit the course source and build again (``stridegrad build --check`` finds a stale copy).
+The contracts of checkpoint {episode} judge a learner's function against these
+(:meth:`stridegrad.course.checks.Checkpoint.contract`). A library exercise is imported
+from the library, whose own function it is.
+"""
+
+''')
+
+
+def _unbound_names(source: str) -> list[str]:
+    """Global names that the functions and classes of a module read but the module
+    never binds (nor builtins do): what an exercise needs from a cell left out."""
+    tree = ast.parse(source)
+    bound = _top_level_names(source)
+    missing: set[str] = set()
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+        loads = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                (loads if isinstance(sub.ctx, ast.Load) else local).add(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and sub is not node:
+                local.add(sub.name)
+            elif isinstance(sub, ast.alias):
+                local.add((sub.asname or sub.name).split(".")[0])
+        missing |= loads - local - bound - set(dir(builtins))
+    return sorted(missing)
+
+
+def _marker_free(solution: str) -> str:
+    """A solution cell without its ``### BEGIN/END SOLUTION`` lines."""
+    return "\n".join(line for line in solution.split("\n")
+                     if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
+
+
+def solutions_module(built: BuiltLesson) -> str:
+    """The importable module of a lesson's exercises (see this module's doc); raises
+    ValueError naming what an exercise uses that the module would not define."""
+    lesson = built.lesson
+    parts = [_GENERATED.format(episode=lesson.episode, stem=lesson.stem).rstrip("\n")]
+    inline = "\n\n\n".join(_marker_free(ex.solution).strip("\n")
+                            for ex in built.exercises.values() if not ex.target)
+    needed = set(_unbound_names(inline)) if inline else set()
+    imports = []
+    if built.setup:  # the setup cell's imports that the inline exercises read
+        for node in ast.parse(built.setup).body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = {(a.asname or a.name).split(".")[0] for a in node.names}
+                if names & needed:
+                    imports.append(ast.get_source_segment(built.setup, node))
+    library = []
+    for name, ex in built.exercises.items():
+        if ex.target:
+            module, _, func = ex.target.replace(":", ".").rpartition(".")
+            library.append(f"from {module} import {func}" + (f" as {name}" if func != name else ""))
+    head = "\n".join(imports + library)
+    if head:
+        parts.append(head)
+    if inline:
+        parts.append(inline)
+    names = ", ".join(repr(n) for n in built.exercises)
+    parts.append(f"__all__ = [{names}]")
+    text = "\n\n\n".join(parts) + "\n"
+    unbound = _unbound_names(text)
+    if unbound:
+        raise ValueError(f"the exercises use {', '.join(unbound)}, which no import of the "
+                         "setup cell and no exercise defines (import them in the setup cell)")
+    return text
 
 
 def _client(nb, cwd: Path, timeout: int, allow_errors: bool):
@@ -682,6 +778,12 @@ def _outputs(lesson: Lesson) -> tuple[Path, Path, Path]:
     return lesson.lesson_path, lesson.solution_path, lesson.packaged_path
 
 
+def solutions_path(lesson: Lesson) -> Path:
+    """Where the build writes the lesson's exercises as a module (see this module's doc)."""
+    return (lesson.root / "src" / "stridegrad" / "course" / "solutions"
+            / f"ep{lesson.episode}.py")
+
+
 def edited_since_build(root: Path, lessons: list[Lesson]) -> list[Path]:
     """The built notebooks of ``lessons`` whose bytes differ from what the last build
     wrote (a notebook with no record counts as edited if it exists)."""
@@ -724,6 +826,12 @@ def build(root: Path, which: list[str] | None = None, *, verify: bool = True,
                 written.append(path)
                 log(f"wrote {path.relative_to(root)}")
             manifest[path.relative_to(root).as_posix()] = _sha256(text)
+        module, text = solutions_path(lesson), built.solutions_module()
+        if not module.is_file() or module.read_text(encoding="utf-8") != text:
+            module.parent.mkdir(parents=True, exist_ok=True)
+            module.write_text(text, encoding="utf-8")
+            written.append(module)
+            log(f"wrote {module.relative_to(root)}")
         # after each lesson, so that an interrupted build leaves a true record
         _write_manifest(root, manifest)
         log(f"built {lesson.stem} in {time.perf_counter() - start:.1f} s")
@@ -753,6 +861,12 @@ def check_drift(root: Path, which: list[str] | None = None,
             elif manifest.get(Path(rel).as_posix()) != _sha256(text):
                 drift.append(f"{rel} (not what {MANIFEST.as_posix()} records: run "
                              f"`stridegrad build {lesson.episode}`)")
+        module = solutions_path(lesson)
+        rel = str(module.relative_to(root))
+        if not module.is_file():
+            drift.append(f"{rel} (missing)")
+        elif module.read_text(encoding="utf-8") != built.solutions_module():
+            drift.append(f"{rel} (differs from {lesson.source.relative_to(root)})")
         log(f"checked {lesson.stem}")
     if not which:  # notebooks whose source is gone
         stems = {l.stem for l in lessons}
@@ -761,6 +875,10 @@ def check_drift(root: Path, which: list[str] | None = None,
             for path in sorted(folder.glob("*.ipynb")):
                 if path.stem not in stems:
                     drift.append(f"{path.relative_to(root)} (no course/{path.stem}.py)")
+        episodes = {l.episode for l in lessons}
+        for path in sorted((root / "src" / "stridegrad" / "course" / "solutions").glob("ep*.py")):
+            if path.stem[2:] not in episodes:
+                drift.append(f"{path.relative_to(root)} (no lesson {path.stem[2:]})")
     return drift
 
 

@@ -572,21 +572,22 @@ class Checkpoint:
     def contract(self, exercise: str, *, valid: Any, invalid: Sequence = (),
                  reference: str | None = None, cases: int = 40, invalid_cases: int = 10,
                  may_alias: bool = False, points: int = 1, hint: str = "",
-                 stretch: bool = False) -> Any:
+                 stretch: bool = False, scenario: Callable[..., Any] | None = None) -> Any:
         """Register the contract of ``exercise`` (:mod:`stridegrad.course.contracts`)
         as one more test, ``<exercise>_on_generated_inputs``, after the exercise's
         hand-written tests: ``cases`` inputs drawn from ``valid`` and ``invalid_cases``
         from each :class:`~stridegrad.course.contracts.Invalid`, judged against
-        ``reference`` (default: this checkpoint's reference module's ``exercise``).
+        ``reference`` (default: the lesson's own solution,
+        ``stridegrad.course.solutions.epNN.<exercise>``, which ``stridegrad build`` writes
+        from the course source; for a library exercise, the library's function).
+        ``scenario``: for an exercise about live objects, how a case runs it and what is
+        observed (:attr:`~stridegrad.course.contracts.Contract.scenario`).
         Returns the :class:`~stridegrad.course.contracts.Contract`."""
         from stridegrad.course.contracts import Contract
         if reference is None:
-            if self.reference is None:
-                raise ValueError(f"checkpoint {self.lesson}: the contract of {exercise!r} "
-                                 "needs a reference (no reference module is set)")
-            reference = f"{self.reference}.{exercise}"
+            reference = f"{SOLUTIONS}.ep{self.episode}.{exercise}"
         spec = Contract(exercise, reference, valid, tuple(invalid), cases, invalid_cases,
-                        may_alias)
+                        may_alias, scenario)
         what = f"up to {cases} inputs its docstring allows"
         if invalid:
             what += " and up to " + ", ".join(f"{invalid_cases} {bad.what}" for bad in invalid)
@@ -773,6 +774,8 @@ def _origin(obj: Any) -> str | None:
 
 
 _MODULE_NAMES = {"numpy": "NumPy", "cupy": "CuPy", "torch": "PyTorch"}
+#: The package of the lessons' solutions as modules (written by ``stridegrad build``).
+SOLUTIONS = "stridegrad.course.solutions"
 
 
 def _reference_codes(checkpoint: Checkpoint, exercise: str) -> dict:
@@ -781,6 +784,7 @@ def _reference_codes(checkpoint: Checkpoint, exercise: str) -> dict:
     functions), each with how to name it ("the library's own asarray"), and the
     modules it names whole (``"numpy"``: str keys, with the module's display name)."""
     names = [f"{checkpoint.reference}.{exercise}"] if checkpoint.reference else []
+    names.append(f"{SOLUTIONS}.ep{checkpoint.episode}.{exercise}")  # the lesson's own
     codes: dict = {}
     for dotted in names + list(checkpoint.library.get(exercise, ())):
         if "." not in dotted:
@@ -1359,11 +1363,13 @@ def _outcomes_with_reference(checkpoint: Checkpoint, namespace: Mapping[str, Any
     """The outcome of each test of ``exercise`` when its function calls the reference
     ``callee`` instead of the learner's (None when there is no reference to swap in)."""
     fn = namespace.get(exercise)
-    try:
-        reference = getattr(importlib.import_module(checkpoint.reference), callee, None) \
-            if checkpoint.reference else None
-    except Exception:
-        reference = None
+    reference = None
+    for module in (checkpoint.reference, f"{SOLUTIONS}.ep{checkpoint.episode}"):
+        try:
+            reference = reference or (getattr(importlib.import_module(module), callee, None)
+                                      if module else None)
+        except Exception:
+            pass
     if reference is None or not isinstance(fn, types.FunctionType):
         return None
     scope = dict(fn.__globals__)

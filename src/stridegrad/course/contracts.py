@@ -116,7 +116,25 @@ class Contract:
     cases: int = 40  # valid cases drawn
     invalid_cases: int = 10  # per Invalid
     may_alias: bool = False  # the result may share a list or array with an argument
+    #: For an exercise about live objects (a graph of Values, a Module, an IR): called as
+    #: ``scenario(fn, *args, **kwargs)`` in place of ``fn(*args, **kwargs)``, it builds
+    #: the objects from the case's plain arguments, runs ``fn`` on them and returns what
+    #: it observed, as plain data (a dict of gradients, the nodes in the order visited,
+    #: ...). The reference's scenario is judged against the learner's, as a result is.
+    scenario: Callable[..., Any] | None = None
     _prepared: list | None = field(default=None, repr=False)
+
+    def subject(self, fn: Callable) -> Callable:
+        """What a case calls: ``fn`` itself, or ``fn`` run through the scenario."""
+        if self.scenario is None:
+            return fn
+        scenario = self.scenario
+
+        def run(*args, **kwargs):
+            return scenario(fn, *args, **kwargs)
+
+        run.__name__ = run.__qualname__ = getattr(fn, "__name__", self.exercise)
+        return run
 
     def oracle(self) -> Callable:
         module, _, name = self.reference.rpartition(".")
@@ -127,7 +145,7 @@ class Contract:
         and the reference's observation; computed once, before any learner's code runs
         (and outside the watch that notices calls into the reference)."""
         if self._prepared is None:
-            reference = self.oracle()
+            reference = self.subject(self.oracle())
             drawn: list[tuple[Call, Invalid | None]] = [
                 (c, None) for c in draw_cases(self.valid, self.cases)]
             for bad in self.invalid:
@@ -148,8 +166,9 @@ class Contract:
         """Judge ``fn`` on every case; raise the CheckFailure of the first (smallest)
         case it fails."""
         from stridegrad.course.checks import CheckFailure
+        subject = self.subject(fn)
         for case, bad, want in self.prepared():
-            got = observe(fn, case, passthrough=True)
+            got = observe(subject, case, passthrough=True)
             failure = judge(self.exercise, case, bad, want, got, may_alias=self.may_alias)
             if failure is not None:
                 call, expected, shown, kind = failure

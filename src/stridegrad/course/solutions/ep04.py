@@ -1,0 +1,74 @@
+"""The solutions of lesson 04's exercises (04_broadcasting), in one module.
+
+Written by ``stridegrad build 04`` from ``course/04_broadcasting.py``: do not edit it,
+edit the course source and build again (``stridegrad build --check`` finds a stale copy).
+The contracts of checkpoint 04 judge a learner's function against these
+(:meth:`stridegrad.course.checks.Checkpoint.contract`). A library exercise is imported
+from the library, whose own function it is.
+"""
+
+
+from stridegrad.array.layout import Shape, Strides, contiguous_strides
+from stridegrad.array.layout import broadcast_shapes
+from stridegrad.array.layout import broadcast_strides
+
+
+# keep this import when you write the function: the cell runs on its own
+from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # episode 01
+
+
+def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Strides,
+                     shape: Shape) -> list:
+    """``op`` applied elementwise to two operands read as ``shape`` through their strides.
+
+    Shape contract: ``x_strides`` and ``y_strides`` have one entry per dimension
+    of ``shape`` (0 where that operand is broadcast). Returns the flat
+    row-major storage of the result: ``numel(shape)`` values, element ``k``
+    being ``op(x[...], y[...])`` at index ``offset_to_index(k, shape)``.
+
+    Example:
+        >>> broadcast_binary(operator.add, [0, 10], (1, 0), [1, 2, 3], (0, 1), (2, 3))
+        [1, 2, 3, 11, 12, 13]
+    """
+    out = []
+    for k in range(numel(shape)):
+        index = offset_to_index(k, shape)
+        out.append(op(x[index_to_offset(index, x_strides)], y[index_to_offset(index, y_strides)]))
+    return out
+
+
+# keep this import when you write the function: the cell runs on its own
+from stridegrad.array.layout import (contiguous_strides, index_to_offset,  # episode 01
+                                     numel, offset_to_index)
+
+
+def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
+    """``np.where(cond, x, y)`` for three contiguous row-major operands of any shapes.
+
+    Shape contract: ``c_shape``, ``x_shape`` and ``y_shape`` broadcast together to
+    a shape ``S``; returns ``(values, S)`` with ``values`` the flat row-major
+    storage of the result: at each index, ``x``'s element there where ``cond``'s is
+    true, else ``y``'s. Each operand is a flat list holding its own shape's
+    elements in row-major order.
+
+    Raises:
+        ValueError: naming the shapes that clash, if they do not broadcast together.
+
+    Example:
+        >>> broadcast_where([True, False], (2, 1), [1, 2, 3], (3,), [0], ())
+        ([1, 2, 3, 0, 0, 0], (2, 3))
+    """
+    shape = broadcast_shapes(c_shape, x_shape, y_shape)
+    c_str, x_str, y_str = (broadcast_strides(s, contiguous_strides(s), shape)
+                           for s in (c_shape, x_shape, y_shape))
+    values = []
+    for k in range(numel(shape)):
+        index = offset_to_index(k, shape)
+        if cond[index_to_offset(index, c_str)]:
+            values.append(x[index_to_offset(index, x_str)])
+        else:
+            values.append(y[index_to_offset(index, y_str)])
+    return values, shape
+
+
+__all__ = ['broadcast_shapes', 'broadcast_strides', 'broadcast_binary', 'broadcast_where']
