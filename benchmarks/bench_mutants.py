@@ -1,12 +1,14 @@
-"""How strong the checks are: mutants of each reference function, and how many survive.
+"""How strong the checks are: mutants of each exercise's solution, and how many survive.
 
     python benchmarks/bench_mutants.py [--lessons 01 02 03 04] [--show-survivors]
 
-Each library exercise's reference function (``stridegrad.array.layout.numel``, ...)
-is mutated one operator at a time by a small AST mutator of our own: an arithmetic
-operator swapped (``+`` and ``-``, ``*`` and ``//``, ``%`` and ``//``), a comparison
-swapped (``<`` and ``<=``, ``>`` and ``>=``, ``==`` and ``!=``), ``and`` and ``or``
-swapped, a ``not`` dropped, an integer constant moved by one, a unary minus dropped.
+Each exercise that has a contract is mutated in its lesson's solution
+(``stridegrad.course.solutions.epNN``: the library's own function for a library
+exercise, the solution cell for an inline one), one operator at a time, by a small
+AST mutator of our own: an arithmetic operator swapped (``+`` and ``-``, ``*`` and
+``//``, ``%`` and ``//``), a comparison swapped (``<`` and ``<=``, ``>`` and ``>=``,
+``==`` and ``!=``), ``and`` and ``or`` swapped, a ``not`` dropped, an integer
+constant moved by one, a unary minus dropped.
 Each mutant is defined as a learner's notebook would define it and run through
 ``run_checkpoint`` for its exercise: once with the hand-written tests only, once with
 the contract row too. The table gives, per lesson, the mutants, how many each
@@ -25,7 +27,8 @@ import inspect
 import textwrap
 import time
 
-from stridegrad.course.checks import Checkpoint, is_contract_test, load_checkpoint, run_checkpoint
+from stridegrad.course.checks import (SOLUTIONS, Checkpoint, is_contract_test, load_checkpoint,
+                                     run_checkpoint)
 
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult,
          ast.Mod: ast.FloorDiv, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
@@ -127,7 +130,9 @@ def _killed(cp: Checkpoint, exercise: str, ns: dict, contract: bool) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--lessons", nargs="*", default=["01", "02", "03", "04"])
+    parser.add_argument("--lessons", nargs="*", default=[f"{n:02d}" for n in range(13)],
+                        help="the lessons to mutate (default: all; a lesson without "
+                             "contracts has no row)")
     parser.add_argument("--show-survivors", action="store_true")
     args = parser.parse_args(argv)
     rows, survivors = [], []
@@ -137,8 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         contracted = [t.exercise for t in cp.tests if is_contract_test(t.name)]
         total = hand = both = 0
         for exercise in contracted:
-            module, _, name = f"{cp.reference}.{exercise}".rpartition(".")
-            fn = getattr(importlib.import_module(module), name)
+            fn = getattr(importlib.import_module(f"{SOLUTIONS}.ep{ep}"), exercise)
             for said, source in mutants(fn):
                 try:
                     ns = _namespace(fn, source)
@@ -151,8 +155,9 @@ def main(argv: list[str] | None = None) -> None:
                 both += by_both
                 if not by_both:
                     survivors.append((ep, exercise, said, source))
-        rows.append((ep, len(contracted), total, hand, both))
-    print(f"mutants of the contracted exercises' references ({time.perf_counter() - start:.0f} s)")
+        if contracted:
+            rows.append((ep, len(contracted), total, hand, both))
+    print(f"mutants of the contracted exercises' solutions ({time.perf_counter() - start:.0f} s)")
     print(f"{'lesson':<7} {'exercises':>9} {'mutants':>8} {'killed by tests':>16} "
           f"{'+ contract':>11} {'survive':>8}")
     for ep, n_ex, total, hand, both in rows:
