@@ -34,6 +34,22 @@ def test_unknown_command_is_an_argparse_error(capsys):
     assert "frobnicate" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, prog, what", [
+    (["train", "--epochs", "x"], "stridegrad train", "argument --epochs: invalid int value"),
+    (["grade", "merge"], "stridegrad grade merge", "the following arguments are required"),
+    (["check"], "stridegrad check", "the following arguments are required"),
+])
+def test_a_bad_argument_is_one_line_naming_the_command(capsys, argv, prog, what):
+    """As every other error of the CLI: one line, ``stridegrad CMD: error: ...``, exit 2,
+    not argparse's usage block first."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"{prog}: error: {what}")
+    assert f"`{prog} --help`" in err
+
+
 def test_python_dash_m_runs_the_cli():
     out = subprocess.run([sys.executable, "-m", "stridegrad", "--version"],
                          capture_output=True, text=True, check=True).stdout

@@ -1,5 +1,7 @@
 """Training end to end: the loop reduces loss and reaches the stated accuracy."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -63,3 +65,42 @@ def test_cnn_needs_an_image_dataset(tmp_path):
         train("moons", model="cnn", out=tmp_path, progress=False)
     with pytest.raises(TrainingError, match="unknown model 'rnn'"):
         train("digits", model="rnn", out=tmp_path, progress=False)
+
+
+def test_the_cnn_and_the_mlp_keep_their_own_results(tmp_path, monkeypatch):
+    """By default each model writes into its own folder: the CNN's run does not
+    overwrite the MLP's model.npz (runs/digits and runs/digits-cnn)."""
+    monkeypatch.chdir(tmp_path)
+    quiet = dict(epochs=1, progress=False, log=lambda s: None)
+    assert train("moons", **quiet).out == tmp_path.joinpath("runs", "moons").relative_to(tmp_path)
+    assert train("digits", model="cnn", **quiet).out == Path("runs", "digits-cnn")
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["digits-cnn", "moons"]
+
+
+def test_an_output_folder_that_cannot_be_written_fails_before_training(tmp_path):
+    logs = []
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(TrainingError, match=f"cannot write the results into {blocker}/out"):
+        train("moons", out=blocker / "out", progress=False, log=logs.append)
+    assert logs == []  # nothing trained, not even the first line
+
+
+def test_a_diverging_loss_is_said_once_with_the_learning_rate(tmp_path):
+    logs = []
+    train("moons", epochs=3, lr=1e6, optimizer="sgd", out=tmp_path, progress=False,
+          log=logs.append)
+    warnings = [line for line in logs if line.startswith("warning:")]
+    assert len(warnings) == 1 and "lr=1000000.0 is probably too large" in warnings[0]
+    calm = []
+    train("moons", epochs=2, out=tmp_path, progress=False, log=calm.append)
+    assert not any(line.startswith("warning:") for line in calm)
+
+
+def test_no_progress_bar_in_a_log_file(tmp_path, capsys):
+    """stderr is not a terminal here (pytest captures it), as in `train ... 2> log`:
+    the epoch lines, and no tqdm bar with its carriage returns."""
+    train("moons", epochs=1, out=tmp_path, progress=True)
+    captured = capsys.readouterr()
+    assert "\r" not in captured.err and "epoch   1  loss" in captured.out
+    assert "test accuracy" in captured.out.splitlines()[1]

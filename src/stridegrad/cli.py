@@ -19,6 +19,16 @@ COMMANDS = ("lab", "lessons", "build", "check", "release", "collect", "grade", "
             "doctor")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors in the CLI's one style: one line,
+    ``stridegrad CMD: error: ...``, and where the options are listed (argparse's own
+    prints the whole usage first, several lines for a command with many options)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the "
+                     "arguments)\n")
+
+
 def _available() -> list[str]:
     return [
         name
@@ -30,12 +40,12 @@ def _available() -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     from stridegrad import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="stridegrad",
         description="stridegrad: the course and the library that builds deep learning from the bytes up.",
     )
     parser.add_argument("--version", action="version", version=f"stridegrad {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _available():
         module = importlib.import_module(f"stridegrad.commands.{name}")
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
@@ -55,8 +65,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         nested = getattr(module, "SUBCOMMANDS", {}).get(argv[1])
         if nested is not None:
             help_, configure, run = nested
-            p = argparse.ArgumentParser(prog=f"stridegrad {argv[0]} {argv[1]}",
-                                        description=help_)
+            p = _Parser(prog=f"stridegrad {argv[0]} {argv[1]}", description=help_)
             configure(p)
             p.set_defaults(_run=run, command=f"{argv[0]} {argv[1]}")
             return p.parse_args(argv[2:])

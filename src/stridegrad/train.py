@@ -7,6 +7,7 @@ The loop is the one episode 9 builds: forward, loss, ``zero_grad``, ``backward``
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -117,9 +118,13 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
     """Train an MLP (or, on images, ``model="cnn"``) on ``dataset`` ("digits" or "moons")
     and report test accuracy.
 
-    Prints one line per epoch (loss, train accuracy) and a last line
+    Prints one line per epoch (loss, train and test accuracy) and a last line
     ``test accuracy: 0.97``; writes ``loss.png`` (when matplotlib is installed) and
-    ``model.npz`` to ``out``.
+    ``model.npz`` to ``out`` (default ``runs/<dataset>``, ``runs/<dataset>-cnn`` for the
+    CNN, so that one model never overwrites the other's). ``out`` is made, and checked
+    writable, before training starts. A loss that becomes NaN or infinite, or grows past
+    twice its first epoch's, is said once, with the learning rate. The progress bar is
+    drawn only on a terminal (a log file gets the epoch lines alone).
     """
     import stridegrad as sg
     from stridegrad import backend
@@ -145,6 +150,11 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
     except (ValueError, RuntimeError) as e:
         raise TrainingError(str(e)) from None
 
+    out_dir = Path(out) if out is not None else Path("runs") / (
+        dataset if model == "mlp" else f"{dataset}-{model}")
+    _writable(out_dir)
+    progress = progress and _terminal()
+
     X, y = _dataset(dataset, seed)
     Xtr, Xte, ytr, yte = sg.data.train_test_split(X, y, test_size=0.2, seed=seed)
     sg.manual_seed(seed)
@@ -168,7 +178,8 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
     log(f"training {dataset}: {what} on {device}, {r.optimizer} lr={r.lr}"
         f"{' (cosine decay)' if r.cosine else ''}, batch {r.batch_size}, {r.epochs} epochs, "
         f"{len(ytr)} train / {len(yte)} test examples")
-    losses, train_acc = [], []
+    losses, train_acc, test_acc_by_epoch = [], [], []
+    warned = False
     start = time.perf_counter()
     for epoch in range(1, r.epochs + 1):
         if r.cosine:
@@ -186,21 +197,49 @@ def train(dataset: str, device: str = "cpu", epochs: int | None = None, lr: floa
             seen += len(yb)
         losses.append(total / seen)
         train_acc.append(accuracy(net, Xtr, ytr, device))
-        log(f"epoch {epoch:3d}  loss {losses[-1]:.4f}  train accuracy {train_acc[-1]:.3f}")
+        test_acc_by_epoch.append(accuracy(net, Xte, yte, device))
+        log(f"epoch {epoch:3d}  loss {losses[-1]:.4f}  train accuracy {train_acc[-1]:.3f}"
+            f"  test accuracy {test_acc_by_epoch[-1]:.3f}")
+        if not warned and (not math.isfinite(losses[-1]) or losses[-1] > 2 * losses[0]):
+            warned = True
+            log(f"warning: the loss is {losses[-1]:.4g} after epoch {epoch} (epoch 1: "
+                f"{losses[0]:.4g}): it is diverging; lr={r.lr} is probably too large "
+                f"(try --lr {r.lr / 10:g})")
     seconds = time.perf_counter() - start
-    test_acc = accuracy(net, Xte, yte, device)
+    test_acc = test_acc_by_epoch[-1]
 
-    out_dir = Path(out) if out is not None else Path("runs") / dataset
-    out_dir.mkdir(parents=True, exist_ok=True)
     sg.save(net.state_dict(), out_dir / "model.npz")
-    png = _plot(losses, train_acc, out_dir / "loss.png", f"{dataset} on {device}")
+    png = _plot(losses, train_acc, test_acc_by_epoch, out_dir / "loss.png",
+                f"{dataset}: {what} on {device}")
     log(f"trained in {seconds:.1f} s; weights: {out_dir / 'model.npz'}"
         + (f"; loss curve: {png}" if png else " (install matplotlib for the loss curve)"))
     log(f"test accuracy: {test_acc:.2f}")
     return TrainResult(losses, train_acc, test_acc, seconds, out_dir, net)
 
 
-def _plot(losses: list[float], acc: list[float], path: Path, title: str) -> Path | None:
+def _terminal() -> bool:
+    """Whether stderr (where tqdm draws) is a terminal: a log file gets no bars."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _writable(folder: Path) -> None:
+    """Make ``folder`` and check that a file can be written there, before any training
+    (a TrainingError naming it, not a traceback after the whole run)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".stridegrad-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise TrainingError(f"cannot write the results into {folder}: "
+                            f"{exc.strerror or exc}") from None
+
+
+def _plot(losses: list[float], acc: list[float], test_acc: list[float], path: Path,
+          title: str) -> Path | None:
     try:
         import matplotlib
 
@@ -215,10 +254,15 @@ def _plot(losses: list[float], acc: list[float], path: Path, title: str) -> Path
     ax.set_ylabel("cross-entropy loss")
     ax2 = ax.twinx()
     ax2.plot(epochs, acc, color="tab:green", marker=".", label="train accuracy")
+    ax2.plot(epochs, test_acc, color="tab:red", marker=".", linestyle="--",
+             label="test accuracy")
     ax2.set_ylabel("accuracy")
-    ax.set_title(title)
-    fig.legend(loc="upper center", ncol=2, fontsize=8)
-    fig.tight_layout()
+    ax.set_title(title, fontsize=10)
+    # one legend for both axes, under the plot: it covers neither the title nor a curve
+    handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncol=3,
+               fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
