@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,10 +50,12 @@ def my_copy(tmp_path, monkeypatch):
 
 def test_lab_in_a_clone_opens_the_learners_copy_at_the_welcome(my_copy, capsys):
     assert cli(["lab", "--print-command", "--no-browser", "--port", "8899"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()[-1]
+    captured = capsys.readouterr()
+    out = captured.out.strip().splitlines()[-1]
     assert out.startswith(f"{sys.executable} -m jupyterlab ")
     assert f"--ServerApp.root_dir={my_copy.resolve()}" in out
-    assert (my_copy / "00_welcome.ipynb").is_file()
+    assert not my_copy.exists()  # printing the command writes nothing
+    assert f"{my_copy} does not exist yet: `stridegrad lab` makes it" in captured.err
     assert "--LabApp.default_url=/lab/tree/00_welcome.ipynb" in out
     assert "--ServerApp.port=8899 --ServerApp.port_retries=0 --no-browser" in out
     assert out.endswith("--allow-root") == (os.geteuid() == 0)  # JupyterLab refuses root without it
@@ -70,9 +73,14 @@ def test_lab_outside_a_clone_makes_a_copy_first(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("stridegrad.course.paths.repo_root", lambda start=None: None)
     assert cli(["lab", "--print-command"]) == 0
     out = capsys.readouterr().out
-    assert "making your copy of the lessons in stridegrad-lessons" in out
-    assert (tmp_path / "stridegrad-lessons" / "00_welcome.ipynb").is_file()
     assert f"--ServerApp.root_dir={(tmp_path / 'stridegrad-lessons').resolve()}" in out
+    assert not (tmp_path / "stridegrad-lessons").exists()
+    # what lab itself does first: the copy, made before the server starts
+    from stridegrad.commands.lab import lessons_dir
+    logs = []
+    assert lessons_dir(None, log=logs.append) == Path("stridegrad-lessons")
+    assert "making your copy of the lessons in stridegrad-lessons" in logs
+    assert (tmp_path / "stridegrad-lessons" / "00_welcome.ipynb").is_file()
 
 
 @pytest.mark.slow

@@ -40,7 +40,8 @@ def configure(p):
     p.add_argument("--port", type=int, help="port for the server (default: 8888 or the next free one)")
     p.add_argument("--no-browser", action="store_true", help="start the server only")
     p.add_argument("--print-command", action="store_true",
-                   help="print the JupyterLab command instead of running it")
+                   help="print the JupyterLab command instead of running it (it makes or "
+                        "updates no copy)")
 
 
 def learner_folder() -> Path:
@@ -78,15 +79,18 @@ def _free_port(start: int = 8888, tries: int = 50) -> int:
     raise CommandError(f"no free port in {start}..{start + tries - 1}; pass --port")
 
 
-def _start_path(folder: Path) -> str:
-    """The page JupyterLab opens: the welcome lesson if the folder has it, else the folder."""
-    return f"/lab/tree/{FIRST if (folder / FIRST).is_file() else ''}"
+def _start_path(folder: Path, welcome: bool | None = None) -> str:
+    """The page JupyterLab opens: the welcome lesson if the folder has it (or, with
+    ``welcome``, will have it), else the folder."""
+    if welcome is None:
+        welcome = (folder / FIRST).is_file()
+    return f"/lab/tree/{FIRST if welcome else ''}"
 
 
 def command(folder: Path, port: int | None = None, no_browser: bool = False,
-            token: str | None = None) -> list[str]:
+            token: str | None = None, welcome: bool | None = None) -> list[str]:
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder.resolve()}",
-           f"--LabApp.default_url={_start_path(folder)}"]
+           f"--LabApp.default_url={_start_path(folder, welcome)}"]
     if port:
         cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     if token:
@@ -125,10 +129,17 @@ def _interrupt(signum, frame):
 
 
 def run(args) -> int:
-    folder = lessons_dir(args.dir)
-    if args.print_command:
-        print(" ".join(command(folder, args.port, args.no_browser)))
+    if args.print_command:  # the command `stridegrad lab` would run; it writes nothing
+        if args.dir is not None and not args.dir.is_dir():
+            raise CommandError(f"no folder {args.dir}")
+        folder = args.dir if args.dir is not None else learner_folder()
+        print(" ".join(command(folder, args.port, args.no_browser,
+                               welcome=True if args.dir is None else None)))
+        if not folder.is_dir():
+            print(f"({folder} does not exist yet: `stridegrad lab` makes it, or `stridegrad "
+                  f"lessons {folder}`; --print-command writes nothing)", file=sys.stderr)
         return 0
+    folder = lessons_dir(args.dir)
     if importlib.util.find_spec("jupyterlab") is None:
         raise CommandError("JupyterLab is not installed for this Python: "
                            "pip install -e '.[course]' (or: pip install 'stridegrad[course]')")
