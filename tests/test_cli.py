@@ -68,6 +68,24 @@ def test_bench_render_text_and_markdown():
     assert md.count("\n| g |") == 2 and "|---|" in md
 
 
+def test_bench_table_rows_stay_one_line_and_a_shared_note_is_said_once():
+    """Six skipped CUDA rows share one note: a footnote under the table, not six copies
+    that wrap every row over several lines."""
+    why = "skipped: no CUDA device (CuPy is not installed: pip install 'stridegrad[gpu]')"
+    rows = [bench.normalise({"group": "cuda", "case": f"matmul {n}x{n}", "stridegrad_s": None,
+                             "reference_s": None, "ratio": None, "note": why})
+            for n in (64, 128, 256, 512, 1024, 2048)]
+    rows.append(bench.normalise({"group": "g", "case": "add", "stridegrad_s": 1e-3,
+                                 "numpy_s": 1e-3, "ratio": 1.0, "note": "short"}))
+    for markdown in (False, True):
+        text = bench.render(rows, ["date: D"], markdown=markdown)
+        assert text.count(why) == 1 and text.count("[1]") == 7  # six rows and the footnote
+        assert "short" in text
+    lines = bench.render(rows, ["date: D"], markdown=False).splitlines()
+    table = lines[lines.index("") + 3:lines.index("", lines.index("") + 1)]
+    assert len(table) == 7 and all(len(line) <= bench.TEXT_WIDTH for line in lines)
+
+
 def test_bench_without_benchmarks_folder_says_where_it_looked(tmp_path, capsys):
     assert cli.main(["bench", "--dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err

@@ -121,14 +121,41 @@ def _fmt_time(t):
     return f"{t:.2f} s"
 
 
+#: a note longer than this, or one that several rows share, is a footnote under the table
+NOTE_INLINE = 32
+
+
+def _footnotes(rows: list[dict]) -> tuple[list[str], list[str]]:
+    """Each row's note cell, and the notes written once under the table: a note that
+    several rows share ("skipped: no GPU" on every CUDA row) or a long one becomes
+    ``[k]`` in its rows, so that rows stay one line and no note is printed twice."""
+    notes = [r["note"] for r in rows]
+    counts: dict[str, int] = {}
+    for n in notes:
+        counts[n] = counts.get(n, 0) + 1
+    numbered: dict[str, int] = {}
+    cells = []
+    for n in notes:
+        if n and (counts[n] > 1 or len(n) > NOTE_INLINE):
+            k = numbered.setdefault(n, len(numbered) + 1)
+            cells.append(f"[{k}]")
+        else:
+            cells.append(n)
+    return cells, [f"[{k}] {n}" for n, k in numbered.items()]
+
+
 def render(rows: list[dict], header: list[str], markdown: bool) -> str:
     cols = ["group", "case", "stridegrad", "reference", "ratio", "note"]
+    notes, footnotes = _footnotes(rows)
     cells = [[r["group"], r["case"], _fmt_time(r["stridegrad_s"]), _fmt_time(r["reference_s"]),
-              "-" if r["ratio"] is None else f"{r['ratio']:.2f}x", r["note"]] for r in rows]
+              "-" if r["ratio"] is None else f"{r['ratio']:.2f}x", n]
+             for r, n in zip(rows, notes)]
     if markdown:
         out = [f"_{h}_  " for h in header] + ["", "| " + " | ".join(cols) + " |",
                                               "|" + "---|" * len(cols)]
         out += ["| " + " | ".join(c) + " |" for c in cells]
+        if footnotes:
+            out += [""] + [f"{f}  " for f in footnotes]
         return "\n".join(out) + "\n"
     widths = _text_widths(cols, cells, TEXT_WIDTH)
     line = "  ".join(h.ljust(w) for h, w in zip(cols, widths)).rstrip()
@@ -139,6 +166,9 @@ def render(rows: list[dict], header: list[str], markdown: bool) -> str:
         for k in range(max(len(w) for w in wrapped)):
             out.append("  ".join((w[k] if k < len(w) else "").ljust(n)
                                  for w, n in zip(wrapped, widths)).rstrip())
+    if footnotes:
+        out += [""] + [textwrap.fill(f, TEXT_WIDTH, subsequent_indent="    ")
+                       for f in footnotes]
     return "\n".join(out) + "\n"
 
 
