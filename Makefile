@@ -18,9 +18,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# what the lessons need: JupyterLab, widgets, plots (the lean install)
+# what the lessons need: JupyterLab, widgets, plots (the lean install); pip's own lines
+# show how far it got (a few minutes the first time), not minutes of silence
 $(COURSE): pyproject.toml binder/requirements.txt | $(PY)
-	$(PIP_INSTALL) -e '.[course]'
+	@echo "installing the course's packages into $(VENV) (JupyterLab, ipywidgets, matplotlib; a few minutes the first time) ..."
+	$(PY) -m pip install --progress-bar on -c binder/requirements.txt -e '.[course]'
 	touch $@
 
 # everything: tests, notebook validation, browser tests, lint, benchmark references

@@ -58,7 +58,7 @@ def test_lab_in_a_clone_opens_the_learners_copy_at_the_welcome(my_copy, capsys):
     assert f"{my_copy} does not exist yet: `stridegrad lab` makes it" in captured.err
     assert "--LabApp.default_url=/lab/tree/00_welcome.ipynb" in out
     assert "--ServerApp.port=8899 --ServerApp.port_retries=0 --no-browser" in out
-    assert out.endswith("--allow-root") == (os.geteuid() == 0)  # JupyterLab refuses root without it
+    assert ("--allow-root" in out) == (os.geteuid() == 0)  # JupyterLab refuses root without it
 
 
 def test_the_clones_copy_is_my_lessons_and_git_ignores_it():
@@ -85,18 +85,22 @@ def test_lab_outside_a_clone_makes_a_copy_first(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.slow
 def test_lab_prints_the_address_to_open_last(my_copy, tmp_path):
-    """The real server: the URL is the last thing printed, and it opens the lesson."""
+    """The real server: the URL is the last thing printed, and it opens the lesson; the
+    lab is the learner's (no nbgrader or jupytext, no news pop-up); a log per run."""
     pytest.importorskip("jupyterlab")
+    import importlib.util
+    import json
     import shutil
     import socket
     import subprocess
+    import urllib.error
     import urllib.request
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"), "TMPDIR": str(tmp_path)}
     shutil.copytree(ROOT / "lessons", my_copy)
     proc = subprocess.Popen([sys.executable, "-m", "stridegrad", "lab", "--dir", str(my_copy),
                              "--no-browser", "--port", str(port)],
@@ -105,14 +109,35 @@ def test_lab_prints_the_address_to_open_last(my_copy, tmp_path):
         lines = []
         for line in proc.stdout:
             lines.append(line.rstrip())
-            if line.startswith("Press Ctrl-C"):
+            if line.strip().startswith("http://"):
                 break
         text = "\n".join(lines)
-        assert lines and lines[-1].startswith("Press Ctrl-C"), text
-        url = next(l.strip() for l in lines if l.strip().startswith("http://"))
-        assert re.fullmatch(rf"http://localhost:{port}/lab/tree/00_welcome\.ipynb\?token=\w+", url)
+        url = lines[-1].strip()
+        assert re.fullmatch(rf"http://localhost:{port}/lab/tree/00_welcome\.ipynb\?token=\w+",
+                            url), text
+        assert "Ctrl-C here stops it" in text
         with urllib.request.urlopen(url, timeout=30) as r:
             assert r.status == 200
+            page = r.read().decode()
+        token = url.rpartition("token=")[2]
+        config = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page,
+                                      re.S).group(1))
+        installed = {e["name"] for e in config["federated_extensions"]}
+        for name in ("@jupyter/nbgrader", "jupyterlab-jupytext"):
+            if name in installed:  # the dev install has both; a learner's has neither
+                assert name in config["disabledExtensions"], name
+        news = f"http://localhost:{port}/lab/api/settings/@jupyterlab/apputils-extension:notification"
+        with urllib.request.urlopen(f"{news}?token={token}", timeout=30) as r:
+            defaults = json.loads(r.read())["schema"]["properties"]  # with the overrides
+        assert defaults["fetchNews"]["default"] == "false"  # JupyterLab's own: "none" (ask)
+        assert defaults["checkForUpdates"]["default"] is False
+        if importlib.util.find_spec("nbgrader") is not None:
+            with pytest.raises(urllib.error.HTTPError, match="404"):
+                urllib.request.urlopen(f"http://localhost:{port}/formgrader?token={token}",
+                                       timeout=30)
+        # this run's own log, named in the first line
+        log = Path(re.search(r"its log: (\S+)\)", lines[0]).group(1))
+        assert log.is_file() and log.parent.name.startswith(f"stridegrad-lab-{port}-")
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -5,11 +5,20 @@ in a clone of the repository (git ignores it, so ``git pull`` never conflicts wi
 your work), else ``./stridegrad-lessons``. It is made on the first run and brought
 up to date on every run after: new lessons are added, and a lesson you edited is
 never overwritten (see :mod:`stridegrad.course.learner_copy`).
+
+The JupyterLab it starts is the learner's: the instructor's tools that a development
+install brings along (nbgrader's menus and panels, jupytext's commands) are switched
+off, and so is JupyterLab's news pop-up, by a configuration folder of this run's own
+that ``JUPYTER_CONFIG_PATH`` puts in front of the environment's (:func:`learner_config`;
+the learner's own settings still win over its defaults). Each run has its own folder,
+``stridegrad-lab-*`` in the temporary directory, holding that configuration and the
+server's log, named in the first line printed; the address to open is printed last.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import secrets
 import signal
@@ -24,13 +33,27 @@ from pathlib import Path
 
 from stridegrad.commands import CommandError
 
-__all__ = ["HELP", "command", "configure", "learner_folder", "lessons_dir", "run", "wait_until_ready"]
+__all__ = ["HELP", "command", "configure", "learner_config", "learner_folder", "lessons_dir",
+           "run", "wait_until_ready"]
 
 HELP = "open JupyterLab on your own copy of the lessons, at 00_welcome.ipynb"
 
 DEFAULT_COPY = Path("stridegrad-lessons")
 CLONE_COPY = "my-lessons"
 FIRST = "00_welcome.ipynb"
+
+#: Jupyter server extensions and JupyterLab extensions an instructor's or a developer's
+#: install adds, which a learner's lab leaves out (each is switched off only where it
+#: is installed; the names are those ``jupyter server/labextension list`` shows).
+INSTRUCTOR_SERVER_EXTENSIONS = (
+    "nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.validate_assignment",
+    "nbgrader.server_extensions.assignment_list", "nbgrader.server_extensions.course_list",
+    "jupyterlab_jupytext")
+INSTRUCTOR_LAB_EXTENSIONS = ("@jupyter/nbgrader", "jupyterlab-jupytext")
+#: JupyterLab's news and update check: the "Would you like to get notified about
+#: official Jupyter news?" pop-up (``--LabApp.news_url=None`` alone does not remove it)
+NO_NEWS = {"@jupyterlab/apputils-extension:notification":
+           {"fetchNews": "false", "checkForUpdates": False}}
 
 
 def configure(p):
@@ -68,6 +91,28 @@ def lessons_dir(explicit: Path | None, log=print) -> Path:
     return folder
 
 
+def learner_config(folder: Path) -> Path:
+    """Write the learner's JupyterLab configuration into ``folder`` (see the module doc)
+    and return ``folder``: the instructor's extensions off, and defaults without news.
+    Put it first in ``JUPYTER_CONFIG_PATH``."""
+    labconfig = folder / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (folder / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": dict.fromkeys(INSTRUCTOR_SERVER_EXTENSIONS,
+                                                            False)}}, indent=1))
+    (labconfig / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": dict.fromkeys(INSTRUCTOR_LAB_EXTENSIONS, True)}, indent=1))
+    (labconfig / "default_setting_overrides.json").write_text(json.dumps(NO_NEWS, indent=1))
+    return folder
+
+
+def _environment(config: Path) -> dict:
+    """This process's environment, with ``config`` first in the Jupyter config path."""
+    path = [str(config)] + [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(
+        os.pathsep) if p]
+    return {**os.environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(path)}
+
+
 def _free_port(start: int = 8888, tries: int = 50) -> int:
     for port in range(start, start + tries):
         with socket.socket() as s:
@@ -100,6 +145,7 @@ def command(folder: Path, port: int | None = None, no_browser: bool = False,
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         # JupyterLab refuses to start as root (containers, Binder-like VMs) without this
         cmd.append("--allow-root")
+    cmd.append("--LabApp.news_url=None")
     return cmd
 
 
@@ -145,9 +191,12 @@ def run(args) -> int:
                            "pip install -e '.[course]' (or: pip install 'stridegrad[course]')")
     port = args.port or _free_port()
     token = secrets.token_hex(24)
-    # the server's own log goes to a file, so that the address to open is what the
-    # learner sees last; it is named in the first line, and shown if the server fails
-    log_path = Path(tempfile.gettempdir()) / f"stridegrad-lab-{port}.log"
+    # the server's own log goes to a file of this run's own, so that the address to open
+    # is what the learner sees last; it is named in the first line, and shown if the
+    # server fails
+    run_dir = Path(tempfile.mkdtemp(prefix=f"stridegrad-lab-{port}-"))
+    log_path = run_dir / "jupyterlab.log"
+    learner_config(run_dir / "config")
     url = f"http://localhost:{port}{_start_path(folder)}?token={token}"
     print(f"starting JupyterLab on {folder} (its log: {log_path}) ...", flush=True)
     # stopped from outside (kill, a closed terminal) as by Ctrl-C: the server is stopped
@@ -157,22 +206,24 @@ def run(args) -> int:
         if hasattr(signal, name) and threading.current_thread() is threading.main_thread():
             previous[name] = signal.signal(getattr(signal, name), _interrupt)
     try:
-        return _serve(folder, args, port, token, url, log_path)
+        return _serve(folder, args, port, token, url, log_path,
+                      _environment(run_dir / "config"))
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
 
 
-def _serve(folder: Path, args, port: int, token: str, url: str, log_path: Path) -> int:
+def _serve(folder: Path, args, port: int, token: str, url: str, log_path: Path,
+           env: dict) -> int:
     """Start JupyterLab, say where to open it, and stop it when this command stops."""
     with log_path.open("w") as log:
         proc = subprocess.Popen(command(folder, port, args.no_browser, token),
-                                stdout=log, stderr=subprocess.STDOUT)
+                                stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
             wait_until_ready(proc, f"http://localhost:{port}", token, log_path)
             # the one thing to do next, last and plain, not buried in the server's log
-            print(f"\nJupyterLab is running. Open this address in your browser:\n\n    {url}\n\n"
-                  "Press Ctrl-C here to stop it.", flush=True)
+            print("\nJupyterLab is running (Ctrl-C here stops it). Open this address in your "
+                  f"browser:\n\n    {url}", flush=True)
             return proc.wait()
         except KeyboardInterrupt:
             return 0
