@@ -161,7 +161,7 @@ def test_solution_06_shows_the_graph_and_a_full_checkpoint(page, lab_server):
         assert not errors, "cells failed in the solution:\n" + "\n".join(errors)
         images = page.locator(".jp-OutputArea-output img")
         assert images.count() >= 1, "no picture was rendered (the computation graph)"
-        summary = page.locator(".jp-OutputArea-output", has_text=re.compile(r"checkpoint 06 .*points, all passed"))
+        summary = page.locator(".jp-OutputArea-output", has_text=re.compile(r"lesson 06 .*points, all passed"))
         assert summary.count() >= 1, "the check() table with every test passing is not on the page"
         summary.last.scroll_into_view_if_needed()
         screenshot(page, "solution06_graph_and_checkpoint")

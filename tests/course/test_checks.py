@@ -738,7 +738,7 @@ def test_result_renders_as_text_and_html_and_round_trips():
     ns = define(WRONG["numel"][0][1])
     result = check("01", "numel", namespace=ns)
     text = str(result)
-    assert text.startswith("checkpoint 01 (flat storage), exercise numel: ")
+    assert text.startswith("lesson 01 (flat storage), exercise numel: ")
     assert "FAIL" in text and "cause:" in text and "call:     numel((2, 3, 4))" in text
     assert "adds the sizes instead of multiplying" in text
     html = result._repr_html_()
@@ -796,7 +796,7 @@ def test_checkpoint_definition_errors(tmp_path):
         cp.test("not a name")
     with pytest.raises(ValueError, match="episodes 02 and 01 differ"):
         cp.extend(Checkpoint("02_strides"))
-    with pytest.raises(LookupError, match="no checkpoint for episode 77; episodes with checkpoints: 00, 01"):
+    with pytest.raises(LookupError, match="lesson 77 has no checkpoint; lessons with checkpoints: 00, 01"):
         load_checkpoint(77)
     with pytest.raises(ValueError, match="has no exercise 'nope'"):
         run_checkpoint(load_checkpoint("01"), {}, exercise="nope")

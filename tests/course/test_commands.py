@@ -204,3 +204,24 @@ def test_binder_config():
     assert post.startswith("#!/bin/bash\n") and "set -e" in post
     assert "pip install --no-cache-dir --no-deps -e ." in post
     assert (binder / "postBuild").stat().st_mode & 0o111
+
+
+def test_check_finds_the_lesson_of_a_renamed_notebook_in_its_cells(tmp_path, capsys):
+    """`stridegrad check final.ipynb`: the file name has no lesson number, the notebook's
+    cells (ids ep01-..., a check("01") cell) say which lesson it is."""
+    from stridegrad.commands.check import lesson_of_notebook
+
+    final = tmp_path / "final.ipynb"
+    final.write_bytes((ROOT / "lessons" / "01_flat_storage.ipynb").read_bytes())
+    assert lesson_of_notebook(final) == "01"
+    other = tmp_path / "notes.ipynb"
+    other.write_text('{"cells": [{"cell_type": "code", "id": "abc", "source": "1 + 1"}], '
+                     '"nbformat": 4, "nbformat_minor": 5, "metadata": {}}')
+    assert lesson_of_notebook(other) is None
+    assert cli(["check", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("stridegrad check: error: notes.ipynb: which lesson is it?")
+    assert "pass --lesson NN" in err and len(err.strip().splitlines()) == 1
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("[" * 100_000)
+    assert lesson_of_notebook(broken) is None

@@ -305,7 +305,7 @@ def test_out_of_memory_death_is_named(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["grade", "{tmp}/nowhere", "--lesson", "01", "--out", "{tmp}/o"], "no folder"),
-    (["grade", "{tmp}/sub", "--lesson", "42", "--out", "{tmp}/o"], "no checkpoint for episode 42"),
+    (["grade", "{tmp}/sub", "--lesson", "42", "--out", "{tmp}/o"], "lesson 42 has no checkpoint"),
     (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o", "--extra-tests", "{tmp}/bad.py"],
      "syntax error on line 1"),
     (["grade", "{tmp}/sub", "--lesson", "01", "--out", "{tmp}/o", "--jobs", "0"],
@@ -350,7 +350,7 @@ def test_check_refuses_a_file_that_is_not_a_notebook(tmp_path, capsys):
     assert cli(["check", str(model)]) == 2
     err = capsys.readouterr().err
     assert f"stridegrad check: error: {model} is not a notebook (a .ipynb file)" in err
-    assert "episode must be a number" not in err and len(err.strip().splitlines()) == 1
+    assert "a lesson is a number" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_check_command(capsys):

@@ -80,7 +80,7 @@ def test_unknown_names_are_clear_errors():
     with pytest.raises(LookupError, match=r'lesson 42 has no hints; lessons with hints: "00", '
                                           r'"01"'):
         hint("42", "numel")
-    with pytest.raises(ValueError, match="episode must be a number"):
+    with pytest.raises(ValueError, match="a lesson is a number"):
         hint("flat", "numel")
     n = len(levels("01", "numel"))
     with pytest.raises(ValueError, match=rf"numel \(lesson 01\) has hint levels 1 to {n}, not 9"):

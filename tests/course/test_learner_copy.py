@@ -127,7 +127,7 @@ def test_bad_targets_are_named(tmp_path, course_v1):
     (["lab", "--dir", "/no/such/folder", "--print-command"], "lab", "no folder /no/such/folder"),
     (["check", "99"], "check", "no notebook 99_*.ipynb"),
     (["check", "missing.ipynb"], "check", "no notebook missing.ipynb"),
-    (["check", "not an episode"], "check", "neither a notebook file nor an episode"),
+    (["check", "not a lesson"], "check", "neither a notebook file nor a lesson number"),
 ])
 def test_cli_errors_have_one_style_and_no_traceback(argv, command, message, capsys, tmp_path,
                                                     monkeypatch):

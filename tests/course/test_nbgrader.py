@@ -270,7 +270,7 @@ def test_a_check_cell_shows_the_table_and_is_worth_its_points(tmp_path):
     assert "error" not in kinds and not any(o.get("name") == "stderr" for o in outputs), kinds
     table = next(o for o in outputs if o.output_type == "display_data")
     assert "<table" in table.data["text/html"]
-    assert table.data["text/plain"].startswith("checkpoint 01 (flat storage), exercise numel: ")
+    assert table.data["text/plain"].startswith("lesson 01 (flat storage), exercise numel: ")
     value = next(o for o in outputs if o.output_type == "execute_result")
     points = float(value.data["text/plain"])
     assert 0 < points < NUMEL_POINTS

@@ -7,17 +7,18 @@ from pathlib import Path
 
 from stridegrad.commands import CommandError
 
-__all__ = ["HELP", "configure", "find_notebook", "run"]
+__all__ = ["HELP", "configure", "find_notebook", "lesson_of_notebook", "run"]
 
 HELP = "run a lesson notebook and print its checkpoint table (what passes, what to fix)"
 
 
 def configure(p):
     p.add_argument("notebook", metavar="NOTEBOOK|NN",
-                   help="a notebook file, or an episode number (01) or stem (01_flat_storage) "
+                   help="a notebook file, or a lesson number (01) or name (01_flat_storage) "
                         "to check your own copy of that lesson")
     p.add_argument("--lesson", metavar="NN",
-                   help="which checkpoint (default: from the file name, NN_slug.ipynb)")
+                   help="which lesson's checkpoint (default: from the file name, "
+                        "NN_slug.ipynb, else from the notebook's own cells)")
     from stridegrad.commands.grade import add_limit_flags
 
     # the grader's limits and extra tests, with its defaults: the same flags as given
@@ -26,7 +27,7 @@ def configure(p):
 
 
 def find_notebook(which: str) -> Path:
-    """A notebook path as given, or the learner's notebook of an episode: ``01`` or
+    """A notebook path as given, or the learner's notebook of a lesson: ``01`` or
     ``01_flat_storage`` looks for ``01_*.ipynb`` in the working directory, then in
     the learner's copy that ``stridegrad lab`` opens."""
     from stridegrad.commands.lab import learner_folder
@@ -37,11 +38,11 @@ def find_notebook(which: str) -> Path:
             raise CommandError(f"no notebook {path}")
         if path.suffix != ".ipynb":  # a model.npz, a .py: not "episode must be a number"
             raise CommandError(f"{path} is not a notebook (a .ipynb file): give a lesson "
-                               "notebook, or an episode like 01 to check your copy of it")
+                               "notebook, or a lesson number like 01 to check your copy of it")
         return path
     m = re.fullmatch(r"(\d{1,2})(_[a-z0-9_]+)?", which.strip())
     if m is None:
-        raise CommandError(f"{which!r} is neither a notebook file nor an episode like 01")
+        raise CommandError(f"{which!r} is neither a notebook file nor a lesson number like 01")
     episode = f"{int(m.group(1)):02d}"
     pattern = f"{episode}{m.group(2) or '_*'}.ipynb"
     places = list(dict.fromkeys([Path("."), learner_folder()]))
@@ -53,13 +54,50 @@ def find_notebook(which: str) -> Path:
                        "`stridegrad lab` makes your copy of the lessons, or give the path")
 
 
+def _lesson_in_name(path: Path) -> str | None:
+    m = re.match(r"(\d{1,2})_", path.name)
+    return f"{int(m.group(1)):02d}" if m else None
+
+
+#: The most of a notebook ``lesson_of_notebook`` reads (a lesson notebook is < 1 MB).
+_MOST = 50 * 1024 * 1024
+
+
+def lesson_of_notebook(path: Path) -> str | None:
+    """The lesson a notebook was made from, whatever its file name (``final.ipynb``): the
+    build names every cell ``epNN-KKK``, and a check cell calls ``check("NN")``; None
+    when neither is there (or the file is not a readable notebook)."""
+    import json
+
+    try:
+        with path.open("rb") as f:
+            nb = json.loads(f.read(_MOST))
+        cells = [c for c in nb.get("cells", []) if isinstance(c, dict)]
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    found = []
+    for cell in cells:
+        m = re.fullmatch(r"ep(\d\d)-\d{3}", str(cell.get("id", "")))
+        if m:
+            found.append(m.group(1))
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        found += re.findall(r"""\bcheck\(\s*["'](\d\d)["']""", source)
+    # the lesson most of its cells say (a learner may paste a cell of another lesson)
+    return max(sorted(set(found)), key=found.count) if found else None
+
+
 def run(args) -> int:
     from stridegrad.course.checks import CheckResult, load_checkpoint
     from stridegrad.course.feedback import cell_quote, redefinition_note
     from stridegrad.course.grader import GradeError, cell_name, load_tests, run_notebook
 
     path = find_notebook(args.notebook)
-    episode = args.lesson or path.stem.split("_", 1)[0]
+    episode = args.lesson or _lesson_in_name(path) or lesson_of_notebook(path)
+    if episode is None:
+        raise CommandError(f"{path.name}: which lesson is it? Its name does not start with a "
+                           "lesson number (01_...) and none of its cells comes from a lesson; "
+                           "pass --lesson NN")
     try:
         checkpoint = load_checkpoint(episode)
     except (LookupError, ValueError) as exc:

@@ -41,8 +41,9 @@ def add_limit_flags(p) -> None:
                         "[exercises] NAME = TOTAL (split evenly over its tests), 0 or "
                         "\"skip\"; one key a line under its table, e.g. numel_of_a_scalar = 2 "
                         "under [tests]. Names are those of the checkpoint and --extra-tests; a "
-                        "name it lacks is an error listing the valid ones. The points are part "
-                        "of the tests hash")
+                        "name it lacks is an error listing the valid ones. The points count in "
+                        "the tests hash that the gradebook records, so a later run with other "
+                        "points is noticed.")
 
 
 def _shard(text: str) -> tuple[int, int]:

@@ -746,7 +746,7 @@ class ShownResult(CheckResult):
 
         main = [r for r in self.rows if not r.stretch]
         of = self.max_score if main or not self.rows else self.stretch_max_score
-        what = f"checkpoint {self.lesson.split('_', 1)[0]}" + (
+        what = f"lesson {self.lesson.split('_', 1)[0]}" + (
             f", {self.exercise}" if self.exercise else "")
         line = f"{what}: {self.cell_points}/{of} points" + (
             "" if main or not self.rows else " (stretch, optional)")
@@ -1405,16 +1405,17 @@ def _episode_of(episode: int | str) -> str:
     head = text.split("_", 1)[0]
     if head.isdigit() and len(head) <= 2:
         return f"{int(head):02d}"
-    raise ValueError(f"episode must be a number like 1, '01' or '01_flat_storage', got {episode!r}")
+    raise ValueError(f"a lesson is a number like 1, '01' or a name like '01_flat_storage', got "
+                     f"{episode!r}")
 
 
 def load_checkpoint(episode: int | str) -> Checkpoint:
-    """The checkpoint of an episode (``1``, ``"01"`` or ``"01_flat_storage"``)."""
+    """The checkpoint (the tests) of a lesson (``1``, ``"01"`` or ``"01_flat_storage"``)."""
     nn = _episode_of(episode)
     name = f"stridegrad.course.checkpoints.ep{nn}"
     if importlib.util.find_spec(name) is None:
         from stridegrad.course.checkpoints import available
-        raise LookupError(f"no checkpoint for episode {nn}; episodes with checkpoints: "
+        raise LookupError(f"lesson {nn} has no checkpoint; lessons with checkpoints: "
                           f"{', '.join(available()) or 'none'}")
     module = importlib.import_module(name)
     return module.checkpoint
@@ -1447,15 +1448,17 @@ def load_checkpoint_file(path: str | os.PathLike) -> Checkpoint:
 GRADING_CALLS: list[tuple[str, dict]] = []
 
 
-def check(episode: int | str, exercise: str | None = None, *,
+def check(lesson: int | str, exercise: str | None = None, *,
           namespace: Mapping[str, Any] | None = None, timeout: float | None = 10.0) -> CheckResult:
-    """Run episode ``episode``'s checkpoint on the functions you defined, and show a table.
+    """Run the checkpoint of ``lesson`` (its tests) on the functions you defined, and show
+    a table.
 
     In a notebook, put ``check("01")`` (or ``check("01", "numel")`` for one
     exercise) in a cell: in IPython or Jupyter it shows the table itself
     (``display()``) and returns a :class:`ShownResult`, whose value as the cell's
-    last expression is the points earned (``text/plain``) with a one-line summary
-    (``text/html``); elsewhere it returns the :class:`CheckResult`, which prints
+    last expression is the points earned (``text/plain``: the bare number that
+    nbgrader reads as the cell's partial credit) with a one-line summary
+    (``text/html``, "lesson 01, numel: 7/7 points"); elsewhere it returns the :class:`CheckResult`, which prints
     as the table. The functions are looked up in the caller's globals unless
     ``namespace`` is given. It never raises for what your code does.
 
@@ -1468,7 +1471,7 @@ def check(episode: int | str, exercise: str | None = None, *,
     runs no tests: they run once, after the last cell.
     """
     if os.environ.get("STRIDEGRAD_GRADING"):  # the grader runs the tests once, after all cells
-        checkpoint = load_checkpoint(episode)
+        checkpoint = load_checkpoint(lesson)
         names = [exercise] if exercise else checkpoint.exercises
         if namespace is None:  # a check of other functions (namespace=) checks no definition
             seen = sys._getframe(1).f_globals
@@ -1481,7 +1484,7 @@ def check(episode: int | str, exercise: str | None = None, *,
     quiet = contextlib.redirect_stderr(sys.stdout) if os.environ.get(
         "NBGRADER_EXECUTION") else contextlib.nullcontext()
     with quiet:
-        result = run_checkpoint(load_checkpoint(episode), namespace, exercise=exercise,
+        result = run_checkpoint(load_checkpoint(lesson), namespace, exercise=exercise,
                                 timeout=timeout)
     shell = _ipython()
     if shell is None:
