@@ -15,7 +15,8 @@ layer                  what lives there
 ``stridegrad.nn``      ``Module``, ``Linear``, ``MLP``, losses, ``functional``
 ``stridegrad.optim``   ``SGD``, ``Adam``, ``AdamW``
 ``stridegrad.data``    datasets (digits, moons, spirals) and ``DataLoader``
-``stridegrad.compile`` ``sg.compile``: trace to a graph IR, optimise, replay
+``stridegrad.compile`` trace to a graph IR, optimise, replay (``sg.compile`` is
+                       the function)
 ``stridegrad.viz``     pictures and widgets for the lessons
 ``stridegrad.course``  lesson build, checkpoints and ``check()``, the grader
 =====================  ==========================================================
@@ -56,14 +57,19 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "randn": ("stridegrad.tensor", "randn"),
     "zeros_like": ("stridegrad.tensor", "zeros_like"),
     "ones_like": ("stridegrad.tensor", "ones_like"),
+    # functions of several tensors, with autograd
+    "cat": ("stridegrad.tensor", "cat"),
+    "stack": ("stridegrad.tensor", "stack"),
+    "where": ("stridegrad.tensor", "where"),
     "manual_seed": ("stridegrad.tensor", "manual_seed"),
     "no_grad": ("stridegrad.tensor", "no_grad"),
     "float32": ("stridegrad.tensor", "float32"),
     "float64": ("stridegrad.tensor", "float64"),
     "int64": ("stridegrad.tensor", "int64"),
     "gradcheck": ("stridegrad.gradcheck", "gradcheck"),
-    # capture a function's graph, optimise it, replay it (callable package, like sg.tensor)
-    "compile": ("stridegrad.compile", None),
+    # capture a function's graph, optimise it, replay it: PyTorch's function, like sg.tensor;
+    # the package stays importable as stridegrad.compile (see _Package)
+    "compile": ("stridegrad.compile", "compile"),
     "save": ("stridegrad.nn.serialization", "save"),
     "load": ("stridegrad.nn.serialization", "load"),
 }
@@ -86,19 +92,26 @@ def __dir__():
     return __all__
 
 
+# packages that share their name with PyTorch's function of the same name
+_FUNCTION_PACKAGES = ("tensor", "compile")
+
+
 class _Package(types.ModuleType):
-    """``stridegrad`` itself, so that ``sg.tensor`` stays PyTorch's ``tensor()`` function.
+    """``stridegrad`` itself, so that ``sg.tensor`` and ``sg.compile`` stay PyTorch's
+    ``tensor()`` and ``compile()`` functions.
 
     The import system binds every submodule it loads as an attribute of its parent
-    package, so loading the package ``stridegrad.tensor`` would turn ``sg.tensor``
-    into that package. This binding keeps the function instead. The package stays
-    reachable as ``importlib.import_module("stridegrad.tensor")`` and through
-    ``from stridegrad.tensor import Tensor, ...``.
+    package, so loading the package ``stridegrad.tensor`` (or ``stridegrad.compile``)
+    would turn ``sg.tensor`` into that package. This binding keeps the function
+    instead. The packages stay reachable as ``importlib.import_module(...)`` and
+    through ``from stridegrad.tensor import Tensor, ...`` and ``from
+    stridegrad.compile import passes, ...`` (but ``import stridegrad.compile as C``
+    binds ``C`` to the function, since it reads the attribute).
     """
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name == "tensor" and isinstance(value, types.ModuleType):
-            value = value.tensor
+        if name in _FUNCTION_PACKAGES and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
         super().__setattr__(name, value)
 
 

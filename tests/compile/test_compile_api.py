@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -360,14 +362,47 @@ def test_graph_returns_ir_and_draws():
     plt.close(fig)
 
 
-def test_the_package_is_callable_like_the_function():
-    import stridegrad.compile as C
+# Each snippet runs in a fresh interpreter: the import order is the point.
+_SG_COMPILE_CHECKS = """
+import importlib, inspect, types
+import stridegrad as sg
+{first}
+from stridegrad.compile import CompiledFunction, compile, passes
+from stridegrad.compile.ir import Graph
+package = importlib.import_module("stridegrad.compile")
+assert isinstance(package, types.ModuleType) and package.__path__, package
+assert package.compile is compile and package.passes is passes and package.Graph is Graph
+assert sg.compile is compile, sg.compile
+assert inspect.isfunction(sg.compile) and not callable(package)
+assert "passes" in inspect.signature(sg.compile).parameters
+f = sg.compile(lambda x: x * 2)
+g = sg.compile(passes=())(lambda x: x * 2)
+assert isinstance(f, CompiledFunction) and g.passes == ()
+assert f(sg.ones(2)).tolist() == [2.0, 2.0] == g(sg.ones(2)).tolist()
+"""
 
-    f = C(lambda x: x * 2)
-    assert isinstance(f, CompiledFunction)
-    g = C(passes=())(lambda x: x * 2)
-    assert g.passes == ()
-    np.testing.assert_allclose(f(sg.ones(2)).numpy(), [2, 2])
+
+@pytest.mark.parametrize("first", [
+    "",  # sg.compile looked up before anything imported the package
+    "import stridegrad.compile",  # the import system binds the loaded package on stridegrad
+    "import stridegrad.compile.passes\nimport stridegrad.compile.trace",
+    "from stridegrad.compile import trace\nsg.compile(lambda x: x)(sg.ones(1))",
+])
+def test_sg_compile_is_the_function_and_the_package_stays_importable(first):
+    """``sg.compile`` is PyTorch's function (no callable module, as ``sg.tensor``);
+    ``stridegrad.compile`` is still the package for ``importlib`` and ``from ... import``."""
+    code = _SG_COMPILE_CHECKS.format(first=first)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_help_on_sg_compile_shows_the_function():
+    code = "import stridegrad as sg, pydoc; print(pydoc.render_doc(sg.compile, renderer=pydoc.plaintext))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "function compile in module stridegrad.compile.api" in run.stdout
+    assert "trace on first call" in run.stdout
+    assert "Beyond eager" not in run.stdout  # the package's docs are not shown
 
 
 @pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1, momentum=0.9),

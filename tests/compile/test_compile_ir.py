@@ -46,8 +46,8 @@ def test_importing_and_running_compile_does_not_import_viz():
     code = """
 import sys
 import stridegrad as sg
-import stridegrad.compile as C
-f = C.compile(lambda x, y: (x * y).exp() + 1.0)
+import stridegrad.compile
+f = sg.compile(lambda x, y: (x * y).exp() + 1.0)
 x, y = sg.randn(3), sg.randn(3)
 f(x, y)
 nodes, edges = f.graph(x, y).diagram()

@@ -14,12 +14,13 @@ name                               what it is
 ``optimize(graph)``                the passes in order (``DEFAULT_PASSES``)
 ``GraphBreak``, ``CompileWarning`` why a function cannot be captured / the eager warning
 =================================  ========================================================
+
+``sg.compile`` is the function :func:`compile`, as ``torch.compile`` is; this package
+is ``stridegrad.compile`` for ``from stridegrad.compile import ...`` and
+``importlib.import_module("stridegrad.compile")``.
 """
 
 from __future__ import annotations
-
-import sys as _sys
-from types import ModuleType as _ModuleType
 
 from stridegrad.compile.api import CompiledFunction, CompileWarning, compile
 from stridegrad.compile.ir import Graph, Node
@@ -49,17 +50,3 @@ __all__ = [
     "trace",
 ]
 
-
-class _CallableModule(_ModuleType):
-    """``stridegrad.compile`` is both this package and the ``compile()`` function.
-
-    Importing a submodule (``stridegrad.compile.passes``) binds ``stridegrad.compile``
-    to the package object, so ``sg.compile(fn)`` and ``@sg.compile`` must work on
-    the package too: calling it calls :func:`compile` (as ``sg.tensor`` does).
-    """
-
-    def __call__(self, fn=None, *, passes=None, cache_limit=8):
-        return compile(fn, passes=passes, cache_limit=cache_limit)
-
-
-_sys.modules[__name__].__class__ = _CallableModule

@@ -11,7 +11,8 @@ Layers, bottom to top, one file each:
    cycle);
 3. ``_engine``: the iterative backward engine (``_run_backward``);
 4. ``_tensor``: the thin user-facing ``Tensor``;
-5. ``_creation``: the creation functions (``tensor``, ``zeros``, ``rand``, ...).
+5. ``_creation``: the creation functions (``tensor``, ``zeros``, ``rand``, ...);
+6. ``_joins``: functions of several tensors (``cat``, ``stack``, ``where``).
 
 All op code calls standard Array API functions and operators on ``xp`` only, so
 the same code runs on NumPy, CuPy, ``stridegrad.array`` and ``array_api_strict``.
@@ -53,11 +54,13 @@ from stridegrad.tensor._creation import (
     zeros,
     zeros_like,
 )
+from stridegrad.tensor._joins import cat, stack, where
 from stridegrad.tensor._nodes import (
     AbsBackward as AbsBackward,
     AccumulateGrad as AccumulateGrad,
     AddBackward as AddBackward,
     CastBackward as CastBackward,
+    CatBackward as CatBackward,
     DivBackward as DivBackward,
     ExpBackward as ExpBackward,
     IndexBackward as IndexBackward,
@@ -76,10 +79,12 @@ from stridegrad.tensor._nodes import (
     SigmoidBackward as SigmoidBackward,
     SliceBackward as SliceBackward,
     SqrtBackward as SqrtBackward,
+    StackBackward as StackBackward,
     SubBackward as SubBackward,
     SumBackward as SumBackward,
     TanhBackward as TanhBackward,
     ToDeviceBackward as ToDeviceBackward,
+    WhereBackward as WhereBackward,
     _edge as _edge,
 )
 from stridegrad.tensor._tensor import Tensor
@@ -92,6 +97,7 @@ __all__ = [
     "Tensor",
     "arange",
     "bool_",
+    "cat",
     "enable_grad",
     "float32",
     "float64",
@@ -104,7 +110,9 @@ __all__ = [
     "ones_like",
     "rand",
     "randn",
+    "stack",
     "tensor",
+    "where",
     "zeros",
     "zeros_like",
 ]

@@ -26,8 +26,50 @@ def tensor(
 ) -> Tensor:
     """A tensor from a list, scalar, NumPy array or Tensor (data is copied).
 
-    Dtypes follow PyTorch: float data -> float32, ints -> int64, bools -> bool; a
-    NumPy array keeps its dtype. ``requires_grad=True`` needs a float dtype.
+    Args:
+        data: a Python number, a (nested) list or tuple of numbers of a regular
+            shape, a NumPy array, any Array API array (CuPy, ``stridegrad.array``)
+            or a Tensor. It is always copied: later changes to ``data`` do not
+            reach the tensor.
+        requires_grad: record the ops on this tensor so that ``backward()``
+            fills its ``.grad`` (floating point dtypes only).
+        device: where the data lives and which array library computes on it:
+            ``"cpu"`` (NumPy, the default), ``"python"`` (:mod:`stridegrad.array`,
+            pure Python: slow, every stride visible), ``"cuda"`` or ``"cuda:N"``
+            (CuPy, needs ``pip install 'stridegrad[gpu]'`` and a GPU). ``None``
+            means :func:`~stridegrad.backend.get_default_device`, or a Tensor's
+            own device when ``data`` is a Tensor. ``t.to(device)`` moves a tensor.
+        dtype: ``sg.float32``, ``sg.float64``, ``sg.int64``, or a name
+            (``"bool"``, ``"int32"``, ...) or NumPy dtype. ``None`` infers it as
+            PyTorch does:
+            Python floats give ``float32``, ints ``int64``, bools ``bool``; a NumPy
+            array (and a Tensor) keeps its dtype, so ``np.float64`` data stays
+            ``float64``.
+
+    Returns:
+        A leaf tensor (``grad_fn is None``), ``Tensor(data, ...)`` with the same
+        arguments.
+
+    Raises:
+        TypeError: data that is not numbers (strings, objects, complex), or an
+            unknown dtype (naming the valid ones).
+        ValueError: ragged data (rows of different lengths), or an unknown device
+            (naming the valid ones).
+        RuntimeError: ``requires_grad=True`` with a non-float dtype (as in
+            PyTorch), or a ``"cuda"`` device without CuPy or a GPU (saying why).
+
+    >>> import stridegrad as sg
+    >>> x = sg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> x.shape, x.dtype, x.device
+    ((2, 2), stridegrad.float32, 'cpu')
+    >>> sg.tensor([1, 2, 3]).dtype, sg.tensor(2.5, dtype=sg.float64).dtype
+    (stridegrad.int64, stridegrad.float64)
+    >>> sg.tensor([1.0, 2.0], device="python")
+    tensor([1., 2.], device='python')
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([[2., 4.],
+            [6., 8.]])
     """
     return Tensor(data, requires_grad=requires_grad, device=device, dtype=dtype)
 

@@ -534,3 +534,58 @@ class IndexBackward(Node):
         z = _scatter_add(xp, xp.reshape(g, (-1,)), self)
         return (xp.reshape(z, self.shape),)
 
+
+
+class CatBackward(Node):
+    """``cat`` and ``stack``: each input's gradient is its part of the incoming one.
+
+    ``keys`` holds one index per input (a full tuple of slices for ``cat``, with an
+    int in the stacked dim for ``stack``); the parts are views of ``g``.
+    """
+
+    __slots__ = ("keys",)
+    _fresh = False
+
+    def __init__(self, edges, keys):
+        self._edges = edges
+        self._released = False
+        self.keys = keys
+
+    def apply(self, g):
+        return tuple(None if e is None else g[k] for e, k in zip(self._edges, self.keys))
+
+
+class StackBackward(CatBackward):
+    __slots__ = ()
+
+
+class WhereBackward(Node):
+    """``where(c, x, y)``: the gradient goes to ``x`` where ``c`` holds and to ``y``
+    elsewhere (zeros in the other places, even where ``g`` is inf or nan), each
+    un-broadcast to its shape; the condition gets none. Saves the condition."""
+
+    __slots__ = ("cond", "sx", "sy", "xp")
+    _saves = True
+
+    def __init__(self, edges, xp, cond, sx, sy):
+        self._edges = edges
+        self._released = False
+        self.xp, self.cond, self.sx, self.sy = xp, cond, sx, sy
+
+    def apply(self, g):
+        xp = self.xp
+        ex, ey = self._edges
+        zero = xp.zeros((), dtype=g.dtype)
+        gx = gy = None
+        if ex is not None:
+            gx = xp.where(self.cond, g, zero)
+            if self.sx is not None:
+                gx = _unbroadcast(xp, gx, self.sx)
+        if ey is not None:
+            gy = xp.where(self.cond, zero, g)
+            if self.sy is not None:
+                gy = _unbroadcast(xp, gy, self.sy)
+        return gx, gy
+
+    def _release(self):
+        self.cond = None

@@ -87,12 +87,25 @@ def _device_error(x: Tensor, y: Tensor) -> RuntimeError:
     )
 
 
+_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _promote_dtypes(dtypes: list[DType]) -> DType:
+    """The dtype several tensors are promoted to: bool < int < float, then the wider
+    (the first of equal rank wins)."""
+    best = dtypes[0]
+    kb = (_RANK[best.kind], best.itemsize)
+    for d in dtypes[1:]:
+        kd = (_RANK[d.kind], d.itemsize)
+        if kd > kb:
+            best, kb = d, kd
+    return best
+
+
 def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Cast the 'smaller' of two tensors to the other's dtype (bool < int < float)."""
     dx, dy = x.dtype, y.dtype
-    rank = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-    kx, ky = (rank[dx.kind], dx.itemsize), (rank[dy.kind], dy.itemsize)
-    if kx >= ky:
+    if _promote_dtypes([dx, dy]) is dx:
         return x, y._cast(dx)
     return x._cast(dy), y
 
@@ -351,10 +364,19 @@ class Tensor:
     """An n-d array on a device, with an optional autograd history.
 
     ``Tensor(data, requires_grad=False, device=None, dtype=None)`` is the same as
-    :func:`tensor`. Gradients land in ``.grad`` after ``backward()``.
+    :func:`tensor` (see ``help(sg.tensor)`` for devices and dtypes). Gradients land
+    in ``.grad`` after ``backward()``.
     """
 
-    __slots__ = ("__weakref__", "_data", "_device", "_grad", "_requires_grad", "_xp", "grad_fn")
+    __slots__ = {  # a dict: values are the slots' docstrings (help() shows grad_fn's)
+        "__weakref__": None,
+        "_data": None,
+        "_device": None,
+        "_grad": None,
+        "_requires_grad": None,
+        "_xp": None,
+        "grad_fn": "The Node that made this tensor (its backward function), or None for a leaf.",
+    }
     __array_ufunc__ = None  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
     __hash__ = object.__hash__
 
@@ -365,6 +387,7 @@ class Tensor:
         device: str | None = None,
         dtype: Any = None,
     ) -> None:
+        """Make a tensor from ``data`` (copied); the arguments are :func:`tensor`'s."""
         arr, dev, xp = _to_array(data, device, dtype)
         self._data = arr
         self._device = dev
@@ -383,10 +406,12 @@ class Tensor:
 
     @property
     def ndim(self) -> int:
+        """Number of dimensions (``len(t.shape)``)."""
         return self._data.ndim
 
     @property
     def dtype(self) -> DType:
+        """The element type, a device-independent :class:`DType` (``sg.float32``, ...)."""
         return _dtype_of(self._xp, self._data.dtype)
 
     @property
@@ -401,6 +426,10 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        """Whether ops on this tensor record a graph and ``backward()`` reaches it.
+
+        Settable on leaves only, and only ``True`` for floating point dtypes.
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -467,17 +496,21 @@ class Tensor:
         return self.shape[d]
 
     def dim(self) -> int:
+        """Number of dimensions (PyTorch's name for ``ndim``)."""
         return self._data.ndim
 
     def numel(self) -> int:
+        """Number of elements (the product of the shape)."""
         return math.prod(self._data.shape)
 
     def __len__(self) -> int:
+        """Size of the first dimension (a TypeError for 0-d tensors)."""
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
+        """The sub-tensors along the first dimension, ``t[0], t[1], ...``."""
         return (self[i] for i in range(len(self)))
 
     # ---- conversion
@@ -486,6 +519,7 @@ class Tensor:
         return backend.to_numpy(self._data, self._device)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """NumPy's conversion protocol: ``np.asarray(t)`` (optionally cast to ``dtype``)."""
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
@@ -499,15 +533,19 @@ class Tensor:
         return self.numpy().reshape(()).item()
 
     def tolist(self) -> Any:
+        """The data as (nested) Python lists of numbers; a number for a 0-d tensor."""
         return self.numpy().tolist()
 
     def __float__(self) -> float:
+        """``float(t)`` for a tensor with one element."""
         return float(self.item())
 
     def __int__(self) -> int:
+        """``int(t)`` for a tensor with one element (truncates floats)."""
         return int(self.item())
 
     def __index__(self) -> int:
+        """Use a one-element integer tensor as an index (``xs[t]``, ``range(t)``)."""
         if _kind(self) not in "iu" or self.numel() != 1:
             raise TypeError(
                 f"only integer tensors with one element can be used as an index "
@@ -516,12 +554,22 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self) -> bool:
+        """``bool(t)`` (``if t:``) for a tensor with one element; more are ambiguous."""
         if self.numel() != 1:
             raise ValueError(
                 f"the truth value of a tensor with shape {self.shape} is ambiguous; "
-                "use .any() / .all() on the NumPy array or compare elementwise"
+                "use t.any() or t.all()"
             )
         return bool(self.item())
+
+    def cpu(self) -> Tensor:
+        """This tensor on the ``"cpu"`` device (NumPy), as PyTorch's ``t.cpu()``.
+
+        A tensor already on ``"cpu"`` is returned itself, not copied; from any other
+        device (``"python"``, ``"cuda"``) the result is a copy on ``"cpu"``, and
+        gradients flow back to the source device (``t.to("cpu")``).
+        """
+        return self.to("cpu")
 
     def to(self, device: Any = None, dtype: Any = None) -> Tensor:
         """Move to ``device`` and/or cast to ``dtype`` (differentiable). ``t.to("float64")`` works too."""
@@ -583,6 +631,8 @@ class Tensor:
 
     # ---- pickling and copy.deepcopy: the data travels as a NumPy array; the graph does not
     def __reduce_ex__(self, protocol: int) -> tuple:
+        """Pickling and ``copy.deepcopy``: the data (as a NumPy array), the device and
+        ``requires_grad`` travel, the graph does not (the copy is a leaf)."""
         state = getattr(self, "__dict__", None)  # subclasses (e.g. nn.Parameter) may add attributes
         return (
             _rebuild,
@@ -591,6 +641,7 @@ class Tensor:
 
     # ---- repr
     def __repr__(self) -> str:
+        """PyTorch's form: ``tensor([1., 2.], device='python', requires_grad=True)``."""
         arr = self.numpy()
         opts = {}
         if arr.dtype.kind == "f" and arr.size:
@@ -618,9 +669,13 @@ class Tensor:
         element. Saved arrays are freed afterwards unless ``retain_graph=True``.
         """
         if not self._requires_grad:
-            raise RuntimeError(
-                "element 0 of tensors does not require grad and does not have a grad_fn"
-            )
+            msg = "element 0 of tensors does not require grad and does not have a grad_fn"
+            if not _base._grad_enabled:
+                msg += (
+                    "; no_grad is active (grad mode is off, so ops record no graph): "
+                    "compute the output outside `with sg.no_grad():`"
+                )
+            raise RuntimeError(msg)
         xp = self._xp
         if gradient is None:
             if self.numel() != 1:
@@ -647,42 +702,53 @@ class Tensor:
 
     # ---- arithmetic
     def __add__(self, other: Any) -> Tensor:
+        """``self + other``, broadcasting; ``other`` is a tensor or a Python number."""
         return _binary(self, other, operator.add, AddBackward)
 
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Tensor:
+        """``self - other``, broadcasting."""
         return _binary(self, other, operator.sub, SubBackward)
 
     def __rsub__(self, other: Any) -> Tensor:
+        """``other - self`` for a Python number (or array-like) ``other``."""
         return (-self) + other
 
     def __mul__(self, other: Any) -> Tensor:
+        """``self * other``, broadcasting (elementwise, not matrix product)."""
         return _binary(self, other, operator.mul, MulBackward)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other: Any) -> Tensor:
+        """``self / other``, broadcasting; ints divide to float, as in PyTorch."""
         return _binary(self, other, operator.truediv, DivBackward)
 
     def __rtruediv__(self, other: Any) -> Tensor:
+        """``other / self`` for a Python number ``other``."""
         return _binary(self, other, operator.truediv, DivBackward, swap=True)
 
     def __pow__(self, other: Any) -> Tensor:
+        """``self ** other``, broadcasting; ``other`` may be a tensor."""
         return _binary(self, other, operator.pow, PowBackward)
 
     def __rpow__(self, other: Any) -> Tensor:
+        """``other ** self`` for a Python number ``other``."""
         return _binary(self, other, operator.pow, PowBackward, swap=True)
 
     def __neg__(self) -> Tensor:
+        """``-self``."""
         out = -self._data
         node = NegBackward((_edge(self),)) if _base._grad_enabled and self._requires_grad else None
         return _wrap(out, self._device, self._xp, node)
 
     def __pos__(self) -> Tensor:
+        """``+self``: the tensor itself."""
         return self
 
     def __matmul__(self, other: Any) -> Tensor:
+        """``self @ other``: matrix product, see :meth:`matmul`."""
         if not isinstance(other, Tensor):
             if isinstance(other, (int, float)):
                 raise TypeError("matmul with a Python number; use * for scaling")
@@ -690,9 +756,16 @@ class Tensor:
         return _matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
+        """``other @ self`` for an array-like ``other``."""
         return _matmul(Tensor(other, device=self._device), self)
 
     def matmul(self, other: Tensor) -> Tensor:
+        """Matrix product ``self @ other``: ``(…, n, k) @ (…, k, m) -> (…, n, m)``.
+
+        Batch dimensions broadcast; a 1-D operand is a vector (its dimension is
+        dropped from the result), as in NumPy and PyTorch. Shapes that do not
+        multiply raise a ValueError naming both.
+        """
         return self @ other
 
     # in-place operators: only outside autograd (e.g. optimizer steps under no_grad);
@@ -723,15 +796,19 @@ class Tensor:
         return self
 
     def __iadd__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        """``self += other``: in place outside autograd, else the out-of-place op."""
         return self._inplace(other, operator.iadd)
 
     def __isub__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        """``self -= other``: in place outside autograd, else the out-of-place op."""
         return self._inplace(other, operator.isub)
 
     def __imul__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        """``self *= other``: in place outside autograd, else the out-of-place op."""
         return self._inplace(other, operator.imul)
 
     def __itruediv__(self, other: Any) -> Tensor:  # noqa: PYI034 - may return NotImplemented
+        """``self /= other``: in place outside autograd, else the out-of-place op."""
         return self._inplace(other, operator.itruediv)
 
     def add_(self, other: Any, alpha: float = 1.0) -> Tensor:
@@ -765,6 +842,7 @@ class Tensor:
         return self
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        """``t[key] = value`` in place, with basic indexing (not on tensors that require grad)."""
         if _base._grad_enabled and self._requires_grad:
             raise RuntimeError(
                 "in-place assignment into a tensor that requires grad is not supported; "
@@ -800,21 +878,27 @@ class Tensor:
         return _wrap(out, x._device, x._xp, None)
 
     def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        """``self == other`` elementwise, broadcasting: a bool tensor (not differentiable)."""
         return self._compare(other, operator.eq)
 
     def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        """``self != other`` elementwise, broadcasting: a bool tensor (not differentiable)."""
         return self._compare(other, operator.ne)
 
     def __lt__(self, other: Any) -> Tensor:
+        """``self < other`` elementwise, broadcasting: a bool tensor (not differentiable)."""
         return self._compare(other, operator.lt)
 
     def __le__(self, other: Any) -> Tensor:
+        """``self <= other`` elementwise, broadcasting: a bool tensor (not differentiable)."""
         return self._compare(other, operator.le)
 
     def __gt__(self, other: Any) -> Tensor:
+        """``self > other`` elementwise, broadcasting: a bool tensor (not differentiable)."""
         return self._compare(other, operator.gt)
 
     def __ge__(self, other: Any) -> Tensor:
+        """``self >= other`` elementwise, broadcasting: a bool tensor (not differentiable)."""
         return self._compare(other, operator.ge)
 
     # ---- elementwise functions
@@ -831,23 +915,28 @@ class Tensor:
             )
 
     def exp(self) -> Tensor:
+        """``e ** x`` elementwise (floating tensors)."""
         self._float_only("exp")
         out = self._xp.exp(self._data)
         return self._unary(out, ExpBackward, out)
 
     def log(self) -> Tensor:
+        """Natural logarithm elementwise (floating tensors; ``-inf`` at 0, nan below)."""
         self._float_only("log")
         return self._unary(self._xp.log(self._data), LogBackward, self._data)
 
     def sqrt(self) -> Tensor:
+        """Square root elementwise (floating tensors; nan below 0)."""
         self._float_only("sqrt")
         out = self._xp.sqrt(self._data)
         return self._unary(out, SqrtBackward, out)
 
     def abs(self) -> Tensor:
+        """``|x|`` elementwise; the gradient at 0 is 0."""
         return self._unary(self._xp.abs(self._data), AbsBackward, self._data)
 
     def tanh(self) -> Tensor:
+        """Hyperbolic tangent elementwise (floating tensors)."""
         self._float_only("tanh")
         out = self._xp.tanh(self._data)
         return self._unary(out, TanhBackward, out)
@@ -953,6 +1042,43 @@ class Tensor:
             (axis,) = _norm_axes(axis, self._data.ndim)
         out = self._xp.argmax(self._data, axis=axis, keepdims=keepdims)
         return _wrap(out, self._device, self._xp, None)
+
+    def any(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
+    ) -> Tensor:
+        """Whether any element is true (non-zero), over ``axis``/``dim`` (int, tuple or
+        None for all): a bool tensor, not differentiable. ``if (t > 0).any():`` works."""
+        return self._logical("any", axis, keepdims, dim, keepdim)
+
+    def all(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
+    ) -> Tensor:
+        """Whether every element is true (non-zero), over ``axis``/``dim``: a bool tensor,
+        not differentiable (``all()`` of an empty tensor is True)."""
+        return self._logical("all", axis, keepdims, dim, keepdim)
+
+    def _logical(self, fn: str, axis, keepdims, dim, keepdim) -> Tensor:
+        axis, keepdims = _axis_args(axis, keepdims, dim, keepdim)
+        axes = _norm_axes(axis, self._data.ndim)
+        xp = self._xp
+        data = self._data
+        if _kind(self) != "b":
+            data = data != xp.zeros((), dtype=data.dtype)
+        out = getattr(xp, fn)(data, axis=axes, keepdims=keepdims)
+        return _wrap(out, self._device, xp, None)
+
+    def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        """Softmax along ``axis``/``dim`` (default the last): :func:`stridegrad.nn.functional.softmax`."""
+        from stridegrad.nn import functional
+
+        return functional.softmax(self, axis, dim=dim)
+
+    def log_softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        """Log-softmax along ``axis``/``dim`` (default the last):
+        :func:`stridegrad.nn.functional.log_softmax`."""
+        from stridegrad.nn import functional
+
+        return functional.log_softmax(self, axis, dim=dim)
 
     # ---- shape ops
     def reshape(self, *shape: Any) -> Tensor:
