@@ -77,6 +77,7 @@ def widgets_verdict(ipywidgets: str | None, lab_widgets: str | None, lab: str | 
 def gather() -> list[tuple[str, str]]:
     import stridegrad
     from stridegrad.course.paths import PACKAGED_NOTEBOOKS, repo_root
+    from stridegrad.course.sandbox import limits_verdict
     from stridegrad.course.sandbox import verdict as sandbox_verdict
 
     root = repo_root()
@@ -101,6 +102,7 @@ def gather() -> list[tuple[str, str]]:
         ("matplotlib", _version("matplotlib") or "not installed (pip install matplotlib): "
                                                   "lessons draw pictures with it"),
         ("grading sandbox", sandbox_verdict()),
+        ("sandbox limits", limits_verdict()),
     ]
 
 

@@ -9,8 +9,9 @@ small launcher of our own. Neither needs root. Inside, the notebook sees:
   installation and the stridegrad package, all read-only;
 - its own ``/tmp``, a private tmpfs of :attr:`Limits.disk_mb` megabytes and its
   working folder, which holds its copy of the notebook;
-- a new ``/proc`` that lists only the sandbox's processes, and ``/dev/null``,
-  ``zero``, ``full``, ``random`` and ``urandom``;
+- a new ``/proc`` that lists only the sandbox's processes (its ``keys`` and
+  ``key-users`` masked), and a read-only ``/dev`` with ``null``, ``zero``,
+  ``full``, ``random`` and ``urandom`` (``/dev/shm`` is ``/tmp``);
 - no network device but a loopback that is down: no connection anywhere, not
   even to 127.0.0.1;
 
@@ -19,34 +20,68 @@ hidden tests, no output folder, no home folder, no other file of ``/tmp``. The
 notebook runs as uid 1000 of a user namespace of its own, with no capability,
 ``no_new_privs``, and no way to make another user namespace.
 
+Namespaces do not isolate all the kernel's state, so, with both launchers:
+
+- a seccomp filter (:mod:`stridegrad.course._seccomp`) makes ``keyctl``,
+  ``add_key``, ``request_key``, ``ptrace``, ``bpf``, the mount calls,
+  ``unshare``, ``setns``, namespace flags of ``clone`` and the like fail with
+  EPERM (bubblewrap's ``--seccomp``; our launcher's ``prctl(PR_SET_SECCOMP)``);
+- the sandbox has a fresh, empty session keyring, not the grader's;
+- ``RLIMIT_CORE`` is 0 (hard), and every Python of the sandbox makes itself not
+  dumpable as it starts (``PR_SET_DUMPABLE`` 0, which the filter keeps);
+- where the machine delegates cgroup v2 to the grader (:func:`cgroups`), each
+  sandbox is a cgroup of its own, whose ``memory.max`` counts all its processes
+  and its ``/tmp`` together and whose ``pids.max`` counts all its processes; it is
+  emptied with SIGKILL and removed when the sandbox's first process is reaped.
+
 The worker then limits itself (:mod:`stridegrad.course._worker`): address
 space, file size, open files and at most :attr:`Limits.processes` processes.
 ``RLIMIT_NPROC`` counts the processes of a uid *per user namespace* since
 Linux 5.14, so in a fresh user namespace it counts the sandbox's processes
 only, whichever user runs the grader; older kernels count all the user's
-processes, and :func:`process_limit` adds those already running.
+processes, and :func:`process_limit` adds those already running. Where there is
+no cgroup, these limits are what holds: memory per process (so several
+processes may each take ``--memory``), processes per sandbox.
+
+Time is kept from outside: the grader starts each sandbox in a process group of
+its own and, past its deadline, kills that group with SIGKILL. The launcher's
+first process is in it, and the sandbox's pid 1 dies with it
+(``PR_SET_PDEATHSIG``), and with pid 1 the kernel kills every process of the pid
+namespace, wherever it moved itself (another session, a stopped tracee).
 """
 
 from __future__ import annotations
 
+import errno
 import functools
+import itertools
 import json
 import os
 import platform
 import re
 import shutil
+import signal
 import site
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LAUNCHERS", "Limits", "Sandbox", "SandboxUnavailable", "find", "process_limit",
-           "sandbox_env", "sandbox_uid", "verdict", "warm_files"]
+from stridegrad.course import _seccomp
+
+__all__ = ["CGROUP_ROOT", "LAUNCHERS", "Limits", "Sandbox", "SandboxUnavailable", "cgroups",
+           "find", "limits_verdict", "process_limit", "sandbox_env", "sandbox_uid", "verdict",
+           "warm_files"]
 
 LAUNCHERS = ("bwrap", "unshare")
 _INIT = Path(__file__).with_name("_sandbox_init.py")
+#: Where the cgroup v2 hierarchy is mounted when the machine uses it.
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+#: The size of bubblewrap's /dev tmpfs (read-only once its nodes and links are made).
+_DEV_BYTES = 64 * 1024
 
 
 class SandboxUnavailable(RuntimeError):
@@ -113,11 +148,13 @@ def _python_paths() -> list[str]:
 def sandbox_env() -> dict:
     """The worker's whole environment inside the sandbox (nothing of the grader's)."""
     import stridegrad
+    from stridegrad.course._sandbox_init import SITE
 
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-        "PYTHONPATH": str(Path(stridegrad.__file__).resolve().parent.parent),
+        # SITE first: its sitecustomize makes each Python of the sandbox not dumpable
+        "PYTHONPATH": os.pathsep.join([SITE, str(Path(stridegrad.__file__).resolve().parents[1])]),
         "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
         "IPYTHONDIR": "/tmp/.ipython", "MPLCONFIGDIR": "/tmp/.matplotlib", "MPLBACKEND": "Agg",
         "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -150,6 +187,47 @@ def warm_files() -> tuple[tuple[str, str], ...]:
     return tuple(files)
 
 
+@functools.lru_cache(maxsize=1)
+def _filter() -> bytes:
+    """This machine's seccomp program (:func:`stridegrad.course._seccomp.program`)."""
+    return _seccomp.program()
+
+
+def _data_fd(data: bytes) -> int:
+    """The read end of a pipe that holds ``data`` and then ends (for a child to read)."""
+    if len(data) > 60_000:  # a pipe holds 64 KiB: the write below must not block
+        raise ValueError(f"{len(data)} bytes are too many for a pipe of data")
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
+
+
+class _SandboxProcess(subprocess.Popen):
+    """The first process of a sandbox. Once it is reaped (:meth:`wait`, :meth:`poll`),
+    the sandbox's cgroup, if it has one, is emptied with SIGKILL and removed."""
+
+    cgroup: Path | None = None
+
+    def wait(self, timeout=None):
+        code = super().wait(timeout)
+        self._release()
+        return code
+
+    def poll(self):
+        code = super().poll()
+        if code is not None:
+            self._release()
+        return code
+
+    def _release(self) -> None:
+        cgroup, self.cgroup = self.cgroup, None
+        if cgroup is not None:
+            _remove_cgroup(cgroup)
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """A way to start a command in the sandbox: ``bwrap`` or ``unshare`` (our launcher,
@@ -158,24 +236,56 @@ class Sandbox:
     launcher: str
     executable: str
 
-    def popen(self, argv: list[str], root: Path, disk_mb: int, **popen) -> subprocess.Popen:
+    def popen(self, argv: list[str], root: Path, disk_mb: int, *, memory_mb: int | None = None,
+              processes: int | None = None, **popen) -> subprocess.Popen:
         """Start ``argv`` in a fresh sandbox (``popen``: more subprocess.Popen arguments);
         ``root`` is an empty folder of the grader's (our launcher builds the notebook's
-        file system on it)."""
-        if self.launcher == "unshare":
-            cmd = [self.executable, "-I", "-S", str(_INIT), str(root), str(int(disk_mb)),
-                   *_python_paths(), "--", *argv]
-            return subprocess.Popen(cmd, cwd="/", **popen)
-        return subprocess.Popen(self._bwrap(argv, disk_mb), cwd="/", **popen)
+        file system on it). Both launchers install the seccomp filter, join a fresh
+        session keyring and set ``RLIMIT_CORE`` to 0 (see the module's docstring);
+        bubblewrap is started through our launcher's ``--exec`` prelude for the last two.
 
-    def _bwrap(self, argv: list[str], disk_mb: int) -> list[str]:
-        from stridegrad.course._sandbox_init import ETC, SANDBOX_ID, SYSTEM
+        Where the machine delegates cgroup v2 (:func:`cgroups`), the sandbox gets a cgroup
+        of its own: ``memory.max`` of ``memory_mb`` plus ``disk_mb`` (its /tmp is memory
+        too) and ``pids.max`` of ``processes`` and the launcher's own, when given.
+        """
+        cgroup = _new_cgroup(memory_mb, disk_mb, processes)
+        fds: list[int] = []
+        try:
+            fds.append(_data_fd(_filter()))
+            if self.launcher == "unshare":
+                cmd = [self.executable, "-I", "-S", str(_INIT), "--seccomp", str(fds[0]),
+                       *(["--cgroup", str(cgroup)] if cgroup else []),
+                       str(root), str(int(disk_mb)), *_python_paths(), "--", *argv]
+            else:
+                from stridegrad.course._sandbox_init import SITECUSTOMIZE
+
+                fds.append(_data_fd(SITECUSTOMIZE.encode()))
+                # the prelude (our launcher's --exec) enters the cgroup and a fresh keyring
+                cmd = [sys.executable, "-I", "-S", str(_INIT), "--exec",
+                       *(["--cgroup", str(cgroup)] if cgroup else []), "--",
+                       *self._bwrap(argv, disk_mb, seccomp_fd=fds[0], site_fd=fds[1])]
+            popen["pass_fds"] = (*popen.get("pass_fds", ()), *fds)
+            proc = _SandboxProcess(cmd, cwd="/", **popen)
+        except BaseException:
+            if cgroup is not None:
+                _remove_cgroup(cgroup)
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+        proc.cgroup = cgroup
+        return proc
+
+    def _bwrap(self, argv: list[str], disk_mb: int, *, seccomp_fd: int,
+               site_fd: int) -> list[str]:
+        from stridegrad.course._sandbox_init import (DEV_LINKS, DEVICES, ETC, PROC_MASKED,
+                                                     SANDBOX_ID, SITE, SYSTEM)
 
         cmd = [self.executable, "--unshare-user", "--disable-userns", "--unshare-pid",
                "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID),
-               "--hostname", "sandbox"]
+               "--hostname", "sandbox", "--seccomp", str(seccomp_fd)]
         for name in SYSTEM:
             path = "/" + name
             if os.path.islink(path):
@@ -189,8 +299,170 @@ class Sandbox:
         for path in _python_paths():
             if not any(path == f"/{s}" or path.startswith(f"/{s}/") for s in SYSTEM):
                 cmd += ["--ro-bind", path, path]
-        return cmd + ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/",
-                      "--chdir", "/tmp", "--", *argv]
+        # /dev as our launcher makes it, read-only (bwrap's --dev is a writable tmpfs of
+        # half the memory); the device nodes stay writable: they are other mounts
+        cmd += ["--size", str(_DEV_BYTES), "--perms", "0755", "--tmpfs", "/dev"]
+        for name in DEVICES:
+            cmd += ["--dev-bind", "/dev/" + name, "/dev/" + name]
+        for name, target in DEV_LINKS:
+            cmd += ["--symlink", target, "/dev/" + name]
+        cmd += ["--remount-ro", "/dev", "--perms", "0444",
+                "--ro-bind-data", str(site_fd), SITE + "/sitecustomize.py", "--proc", "/proc"]
+        for name in PROC_MASKED:
+            if os.path.exists("/proc/" + name):
+                cmd += ["--ro-bind", "/dev/null", "/proc/" + name]
+        return cmd + ["--remount-ro", "/", "--chdir", "/tmp", "--", *argv]
+
+
+# cgroup v2: each sandbox's memory and processes counted together, where delegated
+
+#: Tasks in a sandbox's cgroup besides the notebook's: the launcher's outer process
+#: and bubblewrap's pid 1.
+_CGROUP_SLACK = 4
+_CONTROLLERS = ("memory", "pids")
+_CGROUP_LOCK = threading.Lock()
+_CGROUP_STATE: dict = {}  # {"base": Path | None, "why": str} once set up in this process
+_CGROUP_COUNT = itertools.count()
+
+
+def _words(path: Path) -> set[str]:
+    try:
+        return set(path.read_text().split())
+    except OSError:
+        return set()
+
+
+def cgroups(root: Path | None = None,
+            self_cgroup: Path = Path("/proc/self/cgroup")) -> tuple[Path | None, str]:
+    """Whether this process may give each sandbox a cgroup v2 of its own: (the cgroup
+    under which they would go, "") or (None, why not). It only looks.
+
+    It may where ``root`` (default :data:`CGROUP_ROOT`) is a cgroup v2 hierarchy, this
+    process's cgroup has the memory and pids controllers and is writable by its user
+    (delegated), and holds no other process: cgroup v2 lets a cgroup that holds
+    processes give no controller to its children, so the grader moves itself into a
+    leaf of its own first (:func:`_cgroup_base`).
+    """
+    root = CGROUP_ROOT if root is None else root
+    if not (root / "cgroup.controllers").is_file():
+        return None, (f"{root} is not a cgroup v2 hierarchy (this machine mounts cgroup v1, "
+                      "or v1 beside v2)")
+    try:
+        lines = self_cgroup.read_text().splitlines()
+    except OSError as exc:
+        return None, f"cannot read {self_cgroup}: {exc.strerror}"
+    own = next((line[3:] for line in lines if line.startswith("0::")), None)
+    if own is None:
+        return None, f"{self_cgroup} names no cgroup v2 of this process"
+    base = root / own.strip().lstrip("/")
+    missing = [c for c in _CONTROLLERS if c not in _words(base / "cgroup.controllers")]
+    if missing:
+        return None, (f"the {' and '.join(missing)} controller{'s' * (len(missing) > 1)} "
+                      f"{'are' if len(missing) > 1 else 'is'} not delegated to {base}")
+    if not all(os.access(p, os.W_OK) for p in
+               (base, base / "cgroup.procs", base / "cgroup.subtree_control")):
+        return None, f"{base} is not delegated to this user (not writable)"
+    if set(_CONTROLLERS) <= _words(base / "cgroup.subtree_control"):
+        return base, ""
+    others = _words(base / "cgroup.procs") - {str(os.getpid())}
+    if others:
+        return None, (f"{base} holds {len(others)} other process{'es' * (len(others) > 1)}, "
+                      "so it cannot give cgroups to sandboxes; run the grader in a cgroup "
+                      "of its own (systemd-run --user --scope -p Delegate=yes stridegrad "
+                      "grade ...)")
+    return base, ""
+
+
+def _cgroup_base() -> Path | None:
+    """The cgroup under which this process makes the sandboxes' cgroups, set up at the
+    first call (None where :func:`cgroups` says no, or the set-up failed): this process
+    moves into a leaf ``stridegrad-grader-PID`` of its cgroup, which then gives the
+    memory and pids controllers to its children. Leftovers of dead graders are removed."""
+    with _CGROUP_LOCK:
+        if "base" not in _CGROUP_STATE:
+            base, why = cgroups()
+            if base is not None:
+                try:
+                    _sweep(base)
+                    if not set(_CONTROLLERS) <= _words(base / "cgroup.subtree_control"):
+                        leaf = base / f"stridegrad-grader-{os.getpid()}"
+                        leaf.mkdir(exist_ok=True)
+                        (leaf / "cgroup.procs").write_text(f"{os.getpid()}\n")
+                        (base / "cgroup.subtree_control").write_text(
+                            " ".join("+" + c for c in _CONTROLLERS) + "\n")
+                except OSError as exc:
+                    base, why = None, f"cannot set up cgroups under {base}: {exc}"
+            _CGROUP_STATE.update(base=base, why=why)
+        return _CGROUP_STATE["base"]
+
+
+def _sweep(base: Path) -> None:
+    """Remove the empty cgroups that graders now dead left under ``base``."""
+    for path in base.glob("stridegrad-*"):
+        m = re.fullmatch(r"stridegrad-(?:grader|sandbox)-(\d+)(?:-\d+)?", path.name)
+        if not m or not path.is_dir():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # that grader is alive
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+
+
+def _new_cgroup(memory_mb: int | None, disk_mb: int, processes: int | None) -> Path | None:
+    """A new cgroup for one sandbox, or None where there are none (:func:`cgroups`):
+    ``memory.max`` of ``memory_mb`` + ``disk_mb`` (tmpfs pages count as memory; no swap)
+    and ``pids.max`` of ``processes`` + the launcher's, those given; on out-of-memory the
+    kernel kills the whole sandbox (``memory.oom.group``)."""
+    base = _cgroup_base()
+    if base is None:
+        return None
+    path = base / f"stridegrad-sandbox-{os.getpid()}-{next(_CGROUP_COUNT)}"
+    path.mkdir()
+    settings = {}
+    if processes:
+        settings["pids.max"] = processes + _CGROUP_SLACK
+    if memory_mb:
+        settings.update({"memory.max": (int(memory_mb) + int(disk_mb)) << 20,
+                         "memory.swap.max": 0, "memory.oom.group": 1})
+    try:
+        for name, value in settings.items():
+            if name == "pids.max" or name == "memory.max" or (path / name).exists():
+                (path / name).write_text(f"{value}\n")
+    except OSError:
+        path.rmdir()
+        raise
+    return path
+
+
+def _remove_cgroup(path: Path, wait: float = 5.0) -> None:
+    """Kill whatever is left in the cgroup ``path`` (SIGKILL) and remove it, waiting at
+    most ``wait`` seconds for its processes to go."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if (path / "cgroup.kill").exists():  # Linux 5.14
+                (path / "cgroup.kill").write_text("1\n")
+            else:
+                for pid in _words(path / "cgroup.procs"):
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # EBUSY: its processes are still dying
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
 
 
 def _why_not() -> str:
@@ -216,13 +488,16 @@ def _why_not() -> str:
 
 
 _PROBE = """
-import json, os, resource, socket, stridegrad.course.checks
+import ctypes, json, os, resource, socket, stridegrad.course.checks
 s = socket.socket()
 try:
     s.connect(('127.0.0.1', 9))
     net = 'connected'
 except OSError as e:
     net = type(e).__name__
+libc = ctypes.CDLL(None, use_errno=True)
+keyctl = libc.syscall($keyctl, 0, -3, 0)  # KEYCTL_GET_KEYRING_ID of the session keyring
+keyctl = ctypes.get_errno() if keyctl == -1 else 0
 resource.setrlimit(resource.RLIMIT_NPROC, ($nproc, $nproc))
 r, w = os.pipe()
 pids = []
@@ -240,7 +515,9 @@ os.close(w)
 for pid in pids:
     os.waitpid(pid, 0)
 print(json.dumps({'uid': os.getuid(), 'pid': os.getpid(), 'net': net, 'forks': len(pids),
-                  'tmp': os.listdir('/tmp'), 'cwd': os.getcwd()}))
+                  'tmp': os.listdir('/tmp'), 'cwd': os.getcwd(), 'keyctl': keyctl,
+                  'core': resource.getrlimit(resource.RLIMIT_CORE),
+                  'dumpable': libc.prctl(3, 0, 0, 0, 0), 'dev': os.access('/dev', os.W_OK)}))
 """
 
 
@@ -260,8 +537,13 @@ def _probe(launcher: str) -> Sandbox:
         if platform.machine() not in PIVOT_ROOT:
             raise SandboxUnavailable(f"unshare: no pivot_root number known for {platform.machine()}")
         exe = sys.executable
+    try:
+        _filter()
+        keyctl = _seccomp.numbers(["keyctl"], _seccomp.arch())[0]
+    except _seccomp.SeccompUnsupported as exc:
+        raise SandboxUnavailable(f"{launcher}: {exc}") from None
     box = Sandbox(launcher, exe)
-    probe = _PROBE.replace("$nproc", str(process_limit(4)))
+    probe = _PROBE.replace("$nproc", str(process_limit(4))).replace("$keyctl", str(keyctl))
     with tempfile.TemporaryDirectory(prefix="stridegrad-probe-") as tmp:
         (Path(tmp) / "root").mkdir()
         try:
@@ -285,7 +567,9 @@ def _probe(launcher: str) -> Sandbox:
         ("pid", seen["pid"] <= 3), ("net", seen["net"] != "connected"),
         ("tmp", set(seen["tmp"]) <= {p.split("/")[2] for p in _python_paths()
                                      if p.startswith("/tmp/")}),
-        ("uid", seen["uid"] != 0), ("cwd", seen["cwd"] == "/tmp"), ("forks", seen["forks"] < 8))
+        ("uid", seen["uid"] != 0), ("cwd", seen["cwd"] == "/tmp"), ("forks", seen["forks"] < 8),
+        ("keyctl", seen["keyctl"] == errno.EPERM), ("core", seen["core"] == [0, 0]),
+        ("dumpable", seen["dumpable"] == 0), ("dev", not seen["dev"]))
         if not ok]
     if wrong:
         raise SandboxUnavailable(f"{launcher} started but does not isolate: {', '.join(wrong)}")
@@ -324,3 +608,16 @@ def verdict() -> str:
     except SandboxUnavailable as exc:
         why = f"; not bubblewrap: {exc}"
     return f"yes (stridegrad's unshare launcher{why})"
+
+
+def limits_verdict() -> str:
+    """One line for ``stridegrad doctor``: what limits each sandbox's memory and processes
+    here, cgroup v2 or the rlimits alone (and why not cgroup v2)."""
+    with _CGROUP_LOCK:
+        state = dict(_CGROUP_STATE)
+    base, why = (state["base"], state["why"]) if state else cgroups()
+    if base is not None:
+        return (f"cgroup v2 under {base}: memory.max (all of a sandbox's processes and its "
+                "/tmp together) and pids.max per sandbox, besides the rlimits")
+    return ("rlimits only: memory per process (RLIMIT_AS, --memory), processes per sandbox "
+            f"(RLIMIT_NPROC), /tmp by its size; no cgroup v2 because {why}")
