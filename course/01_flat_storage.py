@@ -6,7 +6,7 @@
 # has. The dimensions are not in the memory at all: they are a few small
 # tuples of integers stored next to it that say how to *read* the block.
 #
-# In this episode you write the four functions that turn "the element at row 1,
+# In this lesson you write the four functions that turn "the element at row 1,
 # column 2 of a 2 × 3 matrix" into "the number at position 5 of the block", and
 # back.
 #
@@ -20,12 +20,14 @@
 #
 # Each exercise is a function with its docstring already written: replace the
 # `raise NotImplementedError(...)` line with your code, run the cell, then run
-# the `check` cell below it.
+# the `check` cell below it. The signatures name their tuples by what they
+# hold: `Shape`, `Strides` and `Index` (imported in the setup cell) are all
+# `tuple[int, ...]`, a tuple of ints of any length, under three names.
 
 # %%
 #| setup
 from stridegrad.course import check, hint
-from stridegrad.array.layout import Index, Shape, Strides  # names used in the signatures
+from stridegrad.array.layout import Index, Shape, Strides  # tuple[int, ...], named for the signatures
 import matplotlib.pyplot as plt
 
 # %% [markdown]
@@ -78,9 +80,11 @@ plt.show()
 # array, all of block `[0]` before block `[1]`): every picture visits the
 # boxes in the same order, 0, 1, 2, ... This order, where the **last** index
 # moves fastest,
-# is called **row-major** (or C order). It is NumPy's and PyTorch's default.
-# The other classic choice, column-major (Fortran order), moves the *first*
-# index fastest; you will meet it again in the next episode.
+# is called **row-major** (or **C order**, after the C language, which lays out
+# its arrays this way). It is NumPy's and PyTorch's default.
+# The other classic choice, **column-major** (or **Fortran order**, after the
+# Fortran language, which lays out its arrays that way), moves the *first*
+# index fastest; you will meet it again in the next lesson.
 
 # %% [markdown]
 # ## Exercise 1 · `numel`: how many elements?
@@ -113,20 +117,24 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 # ## Exercise 2 · `contiguous_strides`: how far to the next element?
 #
 # To move one step along an axis, how many positions do we move in the flat
-# list? That number is the axis's **stride**. In the `(4, 6)` picture, the
-# next column is 1 position away and the next row 6 positions away, so the
-# strides are `(6, 1)`. In the `(2, 3, 4)` picture they are `(12, 4, 1)`: one
+# list? That number is the axis's **stride**, and the strides come as a tuple
+# in the order of the shape: `strides[k]` belongs to axis `k`. In the `(4, 6)`
+# picture, axis 0 counts the rows and the next row is 6 positions away; axis 1
+# counts the columns and the next column is 1 position away: the strides are
+# `(6, 1)`. In the `(2, 3, 4)` picture they are `(12, 4, 1)`: one
 # step along the first axis skips a whole 3 × 4 block.
 #
 # Before you write anything, find the rule yourself: what would the strides of
 # a `(5, 2, 3)` array be, and which sizes did you use to get each one? (Our
 # strides count *elements*; NumPy's count bytes, more on that at the end.)
+# The cell after the exercise prints the answer, once your function gives it,
+# beside the one to compare it with.
 # `hint("01", "contiguous_strides")` when you want a nudge.
 #
 # One corner case: a size of 0 counts as 1 in that computation, as in NumPy's
 # `reshape`. An empty array has no elements, so no choice of strides can read
 # a wrong one; counting 0 as 1 keeps every stride above 0, because a stride of
-# 0 means something else (repeating one element, episode 04). So `(3, 0, 2)`
+# 0 means something else (repeating one element, lesson 04). So `(3, 0, 2)`
 # has strides `(2, 2, 1)`.
 
 # %%
@@ -135,7 +143,8 @@ numel((2, 3, 4)), numel(()), numel((3, 0, 2))
 
 # %%
 #| calls-exercise
-contiguous_strides((2, 3, 4)), contiguous_strides((4, 6)), contiguous_strides(())
+# expect ((12, 4, 1), (6, 1), (), (6, 3, 1)): the last one is (5, 2, 3)'s
+contiguous_strides((2, 3, 4)), contiguous_strides((4, 6)), contiguous_strides(()), contiguous_strides((5, 2, 3))
 
 # %%
 #| check: contiguous_strides
@@ -145,8 +154,15 @@ contiguous_strides((2, 3, 4)), contiguous_strides((4, 6)), contiguous_strides(()
 #
 # With strides, finding an element is one sum: step `index[k]` times along
 # each axis `k`, each step worth `strides[k]` positions, starting from
-# `offset` (the position of element `(0, 0, ...)`; it is 0 for a fresh
-# array and becomes useful when we slice in the next episode).
+# `offset`, the position where the array starts: that of element `(0, 0, ...)`.
+# It is 0 for a fresh array and becomes useful when we slice in the next
+# lesson, where an array can start anywhere in the list.
+#
+# A word on names: in these functions' names, an "offset" is any position in
+# the flat list, counted from its start. `index_to_offset` returns the
+# element's position, and its argument `offset` is the array's own starting
+# position; in `offset_to_index(offset, shape)` below, `offset` is an element's
+# position again.
 #
 # Nothing in this function assumes row-major strides, and that is the point:
 # the same sum reads transposed and sliced views later on.
@@ -170,8 +186,10 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 # array? Counting in the picture says `(1, 2, 3)`, and position 9 is
 # `(0, 2, 1)`. Find a computation that gets there from 23 and the shape alone.
 # It helps to remember how you would get the digits `1, 2, 3` out of the
-# number 123 with `%` and `//`; here each axis is a "digit" with its own base,
-# its size.
+# number 123 with `%` and `//`: `123 % 10` is `3`, the last digit, and
+# `123 // 10` is `12`, the number without it; the same two steps on `12` give
+# `2` and leave `1`, the first digit. The digits come out last first, each
+# with base 10. Here each axis is a "digit" with its own base, its size.
 #
 # An offset outside `range(numel(shape))` has no index: raise a `ValueError`
 # that names the offset and the shape. Your `numel` from exercise 1 helps.
@@ -191,7 +209,7 @@ storage[index_to_offset((1, 2, 3), strides)], storage[index_to_offset((0, 1, 0),
 # ## Stretch (optional) · `locate`: from a position back to an index, any strides
 #
 # `offset_to_index` answered "which index is at this position?" for a fresh
-# row-major array only. Views (next episode) have any strides: transposed,
+# row-major array only. Views (next lesson) have any strides: transposed,
 # negative (a flipped axis), with gaps (every other element), even 0, and they
 # start at any offset. Write `locate`, the inverse of `index_to_offset` for all
 # of them. Only the contract below to go on; `hint("01", "locate")` when you
@@ -205,8 +223,9 @@ def locate(position, shape, strides, offset=0):
 
     The inverse of ``index_to_offset(index, strides, offset)`` over the indices of
     ``shape``, for any strides (negative, permuted, with gaps, or 0) and any
-    starting ``offset``. When several indices share the position (a stride of 0),
-    the first in row-major order.
+    starting ``offset``. Returns the index as a tuple of ints (``()`` for a 0-d
+    view). When several indices share the position (a stride of 0, or strides
+    that overlap), the first in row-major order.
 
     Raises:
         ValueError: naming the position, the shape and the strides, if no element
@@ -247,9 +266,14 @@ def locate(position, shape, strides, offset=0):
 # |---|---|---|
 # | `numel(shape)` | `a.size`, `math.prod(a.shape)` | `t.numel()` |
 # | `contiguous_strides(shape)` | `a.strides` (in **bytes**: divide by `a.itemsize`) | `t.stride()` (in elements) |
-# | `offset` | hidden in the data pointer | `t.storage_offset()` |
+# | `offset` | none: built into the data pointer¹ | `t.storage_offset()` |
 # | `index_to_offset` | `np.ravel_multi_index` (C or Fortran order only, no arbitrary strides) | done in C++ for every element |
 # | `offset_to_index` | `np.unravel_index` | `torch.unravel_index` |
+#
+# ¹ A NumPy array keeps the memory address of its element `(0, ..., 0)`, its
+# **data pointer** (`a.ctypes.data`), instead of a block and an offset into it:
+# a view that starts 5 elements in has a data pointer 5 × 8 = 40 bytes further
+# along the same memory (for 8-byte numbers).
 #
 # NumPy counts strides in bytes because its buffer is raw memory: an `int64`
 # array of shape `(2, 3, 4)` has strides `(96, 32, 8)`, which is ours times 8.
@@ -274,8 +298,10 @@ print("unravel_index:      ", tuple(int(i) for i in np.unravel_index(23, a.shape
 #    and NumPy's `np.arange(0).reshape(2, 0, 3)` (byte strides `(24, 24, 8)`).
 #    Yet NumPy 2's `np.empty((2, 0, 3)).strides` is `(0, 0, 0)`. Why are both
 #    correct for an empty array, and why would a stride of 0 mean something
-#    quite different in an array with elements (episode 04)?
+#    quite different in an array with elements (lesson 04)?
 # 3. **Bytes.** A C library gives you a pointer to `float32` data, a shape and
-#    byte strides. Write `byte_offset(index, byte_strides)`. Which byte
-#    strides leave some elements misaligned (not at a multiple of 4 bytes),
-#    and what does NumPy's `a.flags.aligned` say about such an array?
+#    byte strides. Write `byte_offset(index, byte_strides)`. A number is
+#    **aligned** when its address is a multiple of its own size (4 bytes for a
+#    `float32`); processors are built to load aligned numbers, and some refuse
+#    the others. Which byte strides leave some elements misaligned, and what
+#    does NumPy's `a.flags.aligned` say about such an array?

@@ -1,8 +1,8 @@
 # %% [markdown]
 # # 02 · Strides and views
 #
-# In episode 01 a tensor was a flat list plus a shape, and the strides followed
-# from the shape. This episode turns that around: **the strides are free**. Keep
+# In lesson 01 a tensor was a flat list plus a shape, and the strides followed
+# from the shape. This lesson turns that around: **the strides are free**. Keep
 # the storage, pick any shape, strides and offset, and you get a new array, a
 # *view*, without copying a single number. Transpose, permute, slicing with
 # steps (backwards too) and most reshapes are views like this.
@@ -23,7 +23,7 @@
 #| setup
 from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides  # names used in the signatures
-from stridegrad.array.layout import numel, contiguous_strides, index_to_offset, offset_to_index  # episode 01
+from stridegrad.array.layout import numel, contiguous_strides, index_to_offset, offset_to_index  # lesson 01
 from stridegrad.viz import storage_picture, stride_explorer
 import operator  # operator.index(k): k as a plain int, or a TypeError; the library's
 # slice_layout uses it to refuse a step like 1.5; yours may leave that to slice.indices
@@ -32,9 +32,9 @@ import matplotlib.pyplot as plt
 # %% [markdown]
 # ## A view is a shape, strides and an offset
 #
-# Our storage for the whole episode holds the twelve numbers `0 ... 11`, so
+# Our storage for the whole lesson holds the twelve numbers `0 ... 11`, so
 # that every number is its own position. Seen with shape `(3, 4)` and the
-# row-major strides `(4, 1)` of episode 01, it is the matrix `x`:
+# row-major strides `(4, 1)` of lesson 01, it is the matrix `x`:
 #
 # ```
 # x = [[ 0,  1,  2,  3],
@@ -70,7 +70,7 @@ plt.show()
 # at each new row.
 #
 # Look again at `x.T`: shape `(4, 3)`, strides `(1, 4)`. The *first* index
-# moves fastest in storage. That is the other classic layout that episode 01
+# moves fastest in storage. That is the other classic layout that lesson 01
 # mentioned, column-major (Fortran order), where the first index moves
 # fastest: the transpose of a row-major array is a column-major array, for
 # free.
@@ -191,7 +191,7 @@ for name, shape, strides, offset in views + [("x[1:, 1:3]", (2, 2), (4, 1), 5)]:
 #
 # When a view is not contiguous and you need it to be, you copy: walk the
 # view's indices in row-major order and write each element into a fresh list.
-# You can already do it with episode 01's functions (imported in the setup
+# You can already do it with lesson 01's functions (imported in the setup
 # cell). Libraries call this `contiguous()` (PyTorch) or `ascontiguousarray`
 # (NumPy); they skip the copy when the view is contiguous already.
 
@@ -270,7 +270,9 @@ def getitem_layout(shape, strides, offset, key):
     ``key`` is an int, a slice, or a tuple of them, one per axis from the left;
     axes it leaves out are kept whole. An int picks one position along its axis
     and removes the axis (negative ints count from the end); a slice keeps the
-    axis, as ``slice_layout`` describes. Nothing is copied.
+    axis, with the offset change, size and stride ``slice_layout`` gives (an
+    empty selection moves nothing and keeps the stride). Nothing is copied.
+    The shape and the strides come back as tuples, the offset as an int.
 
     Raises:
         IndexError: naming the int and the axis's size, if an int is out of range;
@@ -350,7 +352,7 @@ print("x.T contiguous:", a.T.flags["C_CONTIGUOUS"], "  after a copy:",
 #    exactly this view.)
 # 2. **Sliding windows.** With shape `(3, 4)` and strides `(1, 1)`, storage
 #    `0 ... 5` shows all windows of 4 neighbours (`[0..3], [1..4], [2..5]`),
-#    with overlapping cells. Which of this episode's functions still behave?
+#    with overlapping cells. Which of this lesson's functions still behave?
 #    Look up `np.lib.stride_tricks.sliding_window_view` and why writing
 #    through such a view is dangerous.
 # 3. **Ellipsis and new axes.** NumPy's keys may also hold `...` (as many

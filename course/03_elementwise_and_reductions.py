@@ -17,7 +17,7 @@
 #   reduce with any function: max, min, mean (`reduce_axis`);
 # - explain why reducing a transposed view needs no copy.
 #
-# In this episode a view is one tuple, `x = (storage, shape, strides, offset)`,
+# In this lesson a view is one tuple, `x = (storage, shape, strides, offset)`,
 # and every result is a **fresh list in row-major order**: a contiguous array
 # whose strides follow from its shape.
 
@@ -25,8 +25,8 @@
 #| setup
 from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides, View  # names used in the signatures
-from stridegrad.array.layout import numel, contiguous_strides, offset_to_index  # episode 01
-from stridegrad.array.layout import permute_layout  # episode 02
+from stridegrad.array.layout import numel, contiguous_strides, offset_to_index  # lesson 01
+from stridegrad.array.layout import permute_layout  # lesson 02
 from stridegrad.viz import storage_picture
 from itertools import chain, repeat
 import matplotlib.pyplot as plt
@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt
 # ## Our views
 #
 # Six numbers seen as a `(2, 3)` matrix `m`, and the same storage seen as its
-# transpose `mt` (episode 02: swap the shape and the strides). `nested` turns a
+# transpose `mt` (lesson 02: swap the shape and the strides). `nested` turns a
 # row-major list back into nested lists, so results are easy to read.
 
 # %%
@@ -57,14 +57,16 @@ mt
 # %% [markdown]
 # ## Exercise 1 · `iter_offsets`: visiting a view
 #
-# Every op in this episode starts the same way: list the storage positions of
+# Every op in this lesson starts the same way: list the storage positions of
 # the view's elements, in row-major order of the view's **indices** (the last
 # index moves fastest). For the contiguous `m` that is simply `0, 1, 2, 3, 4,
 # 5`. The transpose `mt` has the same six cells, but its index `(i, j)` sits at
 # position `i * 1 + j * 3`, so it visits `0, 3, 1, 4, 2, 5`.
 #
-# The picture draws the storage row; the number above a cell says **when** it is
-# read, counting from 0: cell 1 is read third (it shows `2`), cell 3 second (it
+# The picture draws the storage row, one box per position (its number inside).
+# The boxes the view reads are coloured by when they are read, from dark purple
+# (first) to light green (last), and a box the view never reads would stay grey. The
+# number above a box says **when** it is read, counting from 0: cell 1 is read third (it shows `2`), cell 3 second (it
 # shows `1`). So that row of numbers reads `0 2 4 1 3 5`, the visiting order
 # seen from the storage side.
 
@@ -82,7 +84,7 @@ plt.show()
 # - Suppose you have the positions for the first axes only. What does one
 #   more axis, of size `d` and stride `s`, do to that list, and in which order
 #   must the new positions come so that the last index moves fastest?
-# - A stride of 0 reads the same position again (episode 04 builds
+# - A stride of 0 reads the same position again (lesson 04 builds
 #   broadcasting on it). Does your way of making a run of positions accept a
 #   step of 0? (`range` does not.)
 #
@@ -133,9 +135,9 @@ nested(map_unary(lambda v: 10 * v, mt), mt[1]), map_unary(relu, ([-2, 3, -1, 4],
 # one storage: `a + a.T` makes sense for a square matrix `a`. Walk both with
 # their own `iter_offsets` side by side.
 #
-# This episode needs equal shapes: check them and raise `ValueError` naming
+# This lesson needs equal shapes: check them and raise `ValueError` naming
 # both shapes otherwise. (Comparing element counts is not enough: `(2, 3)` and
-# `(3, 2)` both hold six.) Episode 04 relaxes this with broadcasting.
+# `(3, 2)` both hold six.) Lesson 04 relaxes this with broadcasting.
 
 # %%
 #| exercise: stridegrad.array.layout.map_binary
@@ -154,9 +156,11 @@ nested(map_binary(lambda u, v: u + v, a, a_t), (2, 2))
 # %% [markdown]
 # ## Reductions: collapsing one axis
 #
-# `sum(m, axis=0)` adds **down** the columns (the index along axis 0 changes,
-# the others stay): `[0 + 3, 1 + 4, 2 + 5] = [3, 5, 7]`, shape `(3,)`.
-# `sum(m, axis=1)` adds **along** each row: `[3, 12]`, shape `(2,)`. The
+# `sum(m, axis=0)` sums **over the rows**: the index along axis 0, the row,
+# changes and the column stays, so each column is added **down**:
+# `[0 + 3, 1 + 4, 2 + 5] = [3, 5, 7]`, shape `(3,)`.
+# `sum(m, axis=1)` sums over the columns, **along** each row: `[3, 12]`, shape
+# `(2,)` (the tests call the two `sum_over_rows` and `sum_over_columns`). The
 # reduced axis disappears from the shape, unless you ask for `keepdims=True`,
 # which leaves a 1 in its place: `(1, 3)` and `(2, 1)`. The picture shows
 # which storage cells feed each output.
@@ -214,14 +218,19 @@ sum_axis(m, 0), sum_axis(m, 1), sum_axis(m, 1, keepdims=True)
 # **axis by axis**. Wherever the sums have a 1 and `m` has more, read the sums
 # with a stride of 0 (the same value again); everywhere else, step as usual.
 # The code below derives the pairing from the shape your `sum_axis` returned.
-# Episode 04 makes this automatic (broadcasting).
+# Lesson 04 makes this automatic (broadcasting).
 #
 # Without `keepdims` the shape would be `(2,)`: one axis against `m`'s two,
 # and nothing in it says *which* axis was summed away (`(2,)` could pair
 # with either axis of a `(2, 2)` array). Try it: with `keepdims=False` below,
-# the pairing gets one stride for `m`'s two axes, and the result is silently
-# wrong: 2 values where there should be 6, and no error. The library's arrays
-# check the number of strides against the shape; these bare tuples do not.
+# the pairing gets one stride for `m`'s two axes. What you then see depends on
+# how your functions walk a view. With `zip(shape, strides)` in `iter_offsets`
+# and `zip` in `map_binary`, as in the hints, the result is silently wrong: 2
+# values where there should be 6, and no error. A version that reads
+# `strides[k]` for each axis `k` raises an `IndexError` instead, and one that
+# compares the two views' numbers of positions a `ValueError`. Either way, the
+# mismatch is in the layout: the library's arrays check the number of strides
+# against the shape; these bare tuples do not.
 
 # %%
 #| calls-exercise
@@ -259,8 +268,10 @@ print("sum_axis(mt, 0):", sum_axis(mt, 0), "  sum_axis(m, 1):", sum_axis(m, 1))
 # about position (think `argmax`, or "the first value").
 #
 # (NumPy's `max` of an empty axis is an error, since `max` has no starting
-# value as `sum` has 0. Python's `max([])` raises too, so `reduce_axis`
-# inherits that for free.)
+# value as `sum` has 0. Python's `max([])` raises a `ValueError` too, so a
+# `reduce_axis` that hands `fn` each lane's list passes that error on for
+# free. The tests do not ask for it: once yours works, try
+# `reduce_axis(max, ([], (2, 0), (1, 1), 0), 1)`, a `(2, 0)` view.)
 
 # %%
 #| exercise: stridegrad.array.layout.reduce_axis
@@ -280,7 +291,7 @@ reduce_axis(max, m, 1), reduce_axis(min, mt, 1), reduce_axis(mean, m, 0, keepdim
 #
 # A reduction that keeps *where*, not *what*: for every lane along `axis`, the
 # index of its largest element (NumPy's `np.argmax(a, axis)`, PyTorch's
-# `t.argmax(dim)`). The classifier of episode 09 predicts with exactly this.
+# `t.argmax(dim)`). The classifier of lesson 09 predicts with exactly this.
 # Only the contract below to go on; `hint("03", "argmax_axis")` when you want
 # it. Its points are counted apart from the lesson's.
 
@@ -291,13 +302,15 @@ def argmax_axis(x, axis):
     """For each lane of a view along ``axis``, the index of its largest element.
 
     Shape contract: ``(d0, ..., dn-1)`` along ``axis = k`` -> the shape without
-    ``dk``, values in row-major order, each an int in ``range(dk)`` (the position
-    along the axis, not in storage). On a tie, the first (smallest) index, as in
-    NumPy. A negative ``axis`` counts from the end.
+    ``dk``. Returns ``(values, shape)``: a list of ints in row-major order, each in
+    ``range(dk)`` (the position along the axis, not in storage), and that shape as
+    a tuple. On a tie, the first (smallest) index, as in NumPy. A negative ``axis``
+    counts from the end.
 
     Raises:
         ValueError: naming the axis and the number of dimensions, if ``axis`` is out
-            of range; if the axis has size 0 (no maximum of nothing).
+            of range; if the axis has size 0, even when no lane is left (no maximum
+            of nothing).
 
     Example:
         >>> argmax_axis(([3, 9, 2, 7, 1, 8], (2, 3), (3, 1), 0), axis=1)

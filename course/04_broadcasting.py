@@ -22,7 +22,7 @@
 # %%
 #| setup
 from stridegrad.course import check, hint
-from stridegrad.array.layout import Shape, Strides, contiguous_strides  # episode 01
+from stridegrad.array.layout import Shape, Strides, contiguous_strides  # lesson 01
 import operator
 import matplotlib.pyplot as plt
 import numpy as np
@@ -122,7 +122,7 @@ broadcast_shapes((3, 1), (3, 4)), broadcast_shapes((4,), (3, 4)), broadcast_shap
 # %% [markdown]
 # ## Broadcasting is a view with stride 0
 #
-# How can `x` be read as `(3, 4)` without copying? Recall from episode 02
+# How can `x` be read as `(3, 4)` without copying? Recall from lesson 02
 # that a view is a new shape and new strides over the same storage, and that
 # a stride says how far to move in storage for one step along a dimension.
 # Give the stretched dimension **stride 0**: stepping along it does not move
@@ -181,14 +181,14 @@ broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 
 # Questions to settle before you write it:
 #
 # - Element `k` of the result has an index in `shape`. Which one, and which
-#   episode-01 function finds it? Which one turns that index and a set of
+#   lesson-01 function finds it? Which one turns that index and a set of
 #   strides into a storage position?
 # - The storages are not in the result's order (one of them may be 3 numbers
 #   read 12 times). Can you ever walk a storage front to back?
 # - How many elements does shape `()` have? And a shape with a 0 in it?
 #
-# The cell imports the library's versions of the episode-01 helpers, so this
-# exercise works whatever state your episode-01 notebook is in. The function
+# The cell imports the library's versions of the lesson-01 helpers, so this
+# exercise works whatever state your lesson-01 notebook is in. The function
 # takes the strides ready made, so it can be checked on its own; the cell after
 # it puts all three exercises together.
 
@@ -204,9 +204,11 @@ def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Stride
     """``op`` applied elementwise to two operands read as ``shape`` through their strides.
 
     Shape contract: ``x_strides`` and ``y_strides`` have one entry per dimension
-    of ``shape`` (0 where that operand is broadcast). Returns the flat
-    row-major storage of the result: ``numel(shape)`` values, element ``k``
-    being ``op(x[...], y[...])`` at index ``offset_to_index(k, shape)``.
+    of ``shape`` (0 where that operand is broadcast), all 0 or more. Returns the
+    flat row-major storage of the result as a new list: ``numel(shape)`` values,
+    element ``k`` being ``op(x[...], y[...])`` at index ``offset_to_index(k,
+    shape)``, x's value first. ``op`` is called once per element, in any order;
+    ``x`` and ``y`` are left as they are (they may be one and the same list).
 
     Example:
         >>> broadcast_binary(operator.add, [0, 10], (1, 0), [1, 2, 3], (0, 1), (2, 3))
@@ -336,12 +338,13 @@ def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
 
     Shape contract: ``c_shape``, ``x_shape`` and ``y_shape`` broadcast together to
     a shape ``S``; returns ``(values, S)`` with ``values`` the flat row-major
-    storage of the result: at each index, ``x``'s element there where ``cond``'s is
-    true, else ``y``'s. Each operand is a flat list holding its own shape's
-    elements in row-major order.
+    storage of the result, a new list: at each index, ``x``'s element there where
+    ``cond``'s is true, else ``y``'s; and ``S`` as a tuple. Each operand is a flat
+    list holding its own shape's elements in row-major order.
 
     Raises:
-        ValueError: naming the shapes that clash, if they do not broadcast together.
+        ValueError: naming the two shapes that clash (as they were given), if they
+            do not broadcast together.
 
     Example:
         >>> broadcast_where([True, False], (2, 1), [1, 2, 3], (3,), [0], ())
@@ -399,7 +402,7 @@ print(np.broadcast_to(np.zeros((3, 1)), (3, 4)).strides, "bytes")
 #    shape `(3, 1)` and `y` of shape `(3, 4)`, the gradient arriving at `z` is
 #    `(3, 4)`, but `x.grad` must be `(3, 1)`. Write `sum_to_shape(grad, shape)`
 #    that sums over exactly the dimensions that were stretched or added.
-#    (Episode 08 builds on it; it is where autograd libraries get bugs.)
+#    (Lesson 08 builds on it; it is where autograd libraries get bugs.)
 # 2. **Views that do not start at 0.** Extend `broadcast_binary` with
 #    `x_offset` and `y_offset` so that it reads sliced views. Which of the
 #    checkpoint tests still pass unchanged?
@@ -407,4 +410,4 @@ print(np.broadcast_to(np.zeros((3, 1)), (3, 4)).strides, "bytes")
 #    size-1 dimension stride 0 even when the target size is also 1
 #    (`np.broadcast_to(np.zeros((3, 1)), (3, 1)).strides` is `(8, 0)`). Why
 #    can any stride be used there, and what does `is_contiguous` from
-#    episode 02 say about such a dimension?
+#    lesson 02 say about such a dimension?

@@ -25,22 +25,19 @@ CONTRACTED = {ep: {t.exercise: t for t in load_checkpoint(ep).tests if is_contra
 
 #: Exercises whose contract is still to be written (each line shrinks to nothing).
 NOT_YET = {
-    "00": ["dtype_of", "flatten", "shape_of", "to_bytes", "unflatten"],
-    "01": ["locate"],
-    "02": ["getitem_layout"],
-    "03": ["argmax_axis"],
-    "04": ["broadcast_binary", "broadcast_where"],
-    "05": ["batched_matmul", "line_grads", "linear_model", "matmul_2d", "mse"],
-    "06": ["add", "backward", "central_difference", "mul", "power", "tanh",
-           "topological_order"],
-    "07": ["count_cycle_garbage", "count_dependencies", "gradient_edge", "run_backward",
-           "var_div", "var_mul"],
-    "08": ["numerical_gradient", "softmax_backward"],
-    "09": ["Linear", "log_softmax", "nll_loss", "rmsprop_step"],
-    "10": ["logsumexp", "namespace_of", "pick_device", "softmax", "time_op", "to_host"],
-    "11": ["constant_fold", "eliminate_common_subexpressions", "eliminate_dead_code",
-           "fuse_elementwise", "run_graph", "simplify_identities"],
-    "12": ["conv2d_weight_grad"],
+    "00": [],
+    "01": [],
+    "02": [],
+    "03": [],
+    "04": [],
+    "05": [],
+    "06": [],
+    "07": [],
+    "08": [],
+    "09": [],
+    "10": [],
+    "11": [],
+    "12": [],
 }
 
 
@@ -164,7 +161,16 @@ def test_right_answers_written_otherwise_pass():
                 offset, i = divmod(offset, d)
                 out.insert(0, i)
             return tuple(out)
+
+        def locate(position, shape, strides, offset=0):
+            import itertools
+            for index in itertools.product(*map(range, shape)):
+                if offset + sum(i * s for i, s in zip(index, strides)) == position:
+                    return index
+            raise ValueError(f"position {position} is in no element of shape {list(shape)} "
+                             f"with strides {list(strides)}")
     """)
+    assert sorted(CONTRACTED["01"]) == sorted(k for k in ns if k[0] != "_" and k != "math")
     for exercise in CONTRACTED["01"]:
         row = run_checkpoint(_alone("01", exercise), ns).rows[0]
         assert row.passed, (exercise, row.message)

@@ -114,3 +114,66 @@ def test_reshape_answers_match_numpy(shape, strides, new_shape, strides_or_copy)
     if view:
         assert tuple(s // 8 for s in b.strides) == strides_or_copy
     assert layout.reshape_strides(shape, strides, new_shape) == strides_or_copy
+
+
+def _contract_row(exercise: str, source: str):
+    """The row of ``exercise``'s contract alone (no hand-written test) for ``source``."""
+    from stridegrad.course.checks import Checkpoint, is_contract_test
+    sub = Checkpoint(CP.lesson, reference=CP.reference)
+    sub.tests = [t for t in CP.tests if t.exercise == exercise and is_contract_test(t.name)]
+    return run_checkpoint(sub, define(source)).rows[0]
+
+
+def test_a_reshape_found_another_way_passes_whatever_its_size_one_strides():
+    """The lesson lets new size-1 axes take any stride: a reshape_strides that solves
+    each axis from the elements' positions, and gives size-1 axes a stride of its own
+    choice, passes the contract; a wrong stride on any other axis does not."""
+    source = """
+        import itertools, math
+
+        def reshape_strides(shape, strides, new_shape):
+            if math.prod(shape) != math.prod(new_shape):
+                raise ValueError(f"{shape} and {new_shape} differ in size")
+            if math.prod(shape) == 0:
+                out, step = [], 1
+                for d in reversed(new_shape):
+                    out.insert(0, step)
+                    step *= max(d, 1)
+                return tuple(out)
+            pos = [sum(i * s for i, s in zip(idx, strides))
+                   for idx in itertools.product(*map(range, shape))]
+            out = [{SIZE_ONE} if d == 1 else pos[math.prod(new_shape[k + 1:])] - pos[0]
+                   for k, d in enumerate(new_shape)]
+            for n, idx in enumerate(itertools.product(*map(range, new_shape))):
+                if sum(i * s for i, s in zip(idx, out)) != pos[n] - pos[0]:
+                    return None
+            return tuple(out)
+    """
+    assert _contract_row("reshape_strides", source.replace("{SIZE_ONE}", "12345")).passed
+    wrong = source.replace("{SIZE_ONE}", "12345").replace("- pos[0]\n", "- pos[0] + (k == 0)\n")
+    assert _contract_row("reshape_strides", wrong).status == "fail"
+
+
+def test_getitem_layout_written_otherwise_passes():
+    """With range(d)[item] for a slice and its own wording of each error."""
+    assert _contract_row("getitem_layout", """
+        def getitem_layout(shape, strides, offset, key):
+            key = key if type(key) is tuple else (key,)
+            if len(key) > len(shape):
+                raise IndexError(f"{len(key)} indices for {len(shape)} dimensions")
+            key = key + (slice(None),) * (len(shape) - len(key))
+            out_shape, out_strides = (), ()
+            for item, d, s in zip(key, shape, strides):
+                if type(item) is slice:
+                    if item.step == 0:
+                        raise ValueError("slice step cannot be zero")
+                    r = range(d)[item]
+                    offset += r.start * s if len(r) else 0
+                    out_shape += (len(r),)
+                    out_strides += (r.step * s if len(r) else s,)
+                elif not -d <= item < d:
+                    raise IndexError(f"index {item} out of range for size {d}")
+                else:
+                    offset += (item % d) * s
+            return out_shape, out_strides, offset
+    """).passed

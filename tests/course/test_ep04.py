@@ -66,3 +66,61 @@ def test_lesson_meets_the_standard():
                    "Common mistakes", "(3, 1)", "(3, 4)", "broadcast_explorer", "plt.show()"):
         assert needle in text
     assert 3 <= text.count("#| exercise:") <= 6
+
+
+def _contract_row(exercise: str, ns: dict):
+    from stridegrad.course.checks import Checkpoint, is_contract_test
+    sub = Checkpoint(CP.lesson, reference=CP.reference)
+    sub.tests = [t for t in CP.tests if t.exercise == exercise and is_contract_test(t.name)]
+    return run_checkpoint(sub, ns).rows[0]
+
+
+def test_broadcasts_written_otherwise_pass_their_contracts():
+    """itertools.product over the indices; where's shapes worked out column by column,
+    with its own wording of the error (naming the two shapes that clash)."""
+    ns = define("""
+        import itertools, math
+
+        def broadcast_binary(op, x, x_strides, y, y_strides, shape):
+            return [op(x[sum(i * s for i, s in zip(idx, x_strides))],
+                       y[sum(i * s for i, s in zip(idx, y_strides))])
+                    for idx in itertools.product(*map(range, shape))]
+
+        def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
+            shapes = [tuple(c_shape), tuple(x_shape), tuple(y_shape)]
+            n = max(map(len, shapes))
+            padded = [(1,) * (n - len(s)) + s for s in shapes]
+            out = []
+            for col in zip(*padded):
+                big = {d for d in col if d != 1}
+                if len(big) > 1:
+                    a, b = [s for s, p in zip(shapes, padded) if p[len(out)] != 1][:2]
+                    raise ValueError(f"{a} and {b} do not broadcast")
+                out.append(big.pop() if big else 1)
+
+            def reader(values, p):
+                st = [math.prod(p[k + 1:]) if p[k] != 1 else 0 for k in range(n)]
+                return lambda idx: values[sum(i * s for i, s in zip(idx, st))]
+
+            c, a, b = (reader(v, p) for v, p in zip((cond, x, y), padded))
+            return ([a(i) if c(i) else b(i) for i in itertools.product(*map(range, out))],
+                    tuple(out))
+    """)
+    for exercise in ("broadcast_binary", "broadcast_where"):
+        row = _contract_row(exercise, ns)
+        assert row.passed, (exercise, row.call, row.expected, row.got)
+
+
+def test_a_where_that_fails_through_broadcast_shapes_names_it():
+    """A broadcast_shapes that names the shape broadcast so far fails its own contract
+    (three shapes, two of which clash), and broadcast_where's failure that follows from
+    it is put down to broadcast_shapes."""
+    from stridegrad.course.misconceptions import for_episode
+    from stridegrad.course.misconceptions.ep04 import _where
+    mistake = next(m for m in for_episode("04")["broadcast_shapes"]
+                   if m.label == "names the shape broadcast so far")
+    ns = define(mistake.source + _where().replace("(broadcast_shapes, ", "("))
+    result = run_checkpoint(CP, ns)
+    assert not result.row("broadcast_shapes_on_generated_inputs").passed
+    where = result.row("broadcast_where_on_generated_inputs")
+    assert where.status == "fail" and where.cause == "broadcast_shapes"

@@ -418,7 +418,8 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
         The broadcast shape.
 
     Raises:
-        ValueError: naming both offending shapes, if two sizes clash.
+        ValueError: naming both offending shapes, if two sizes clash: the two
+            shapes as they were given, not a shape broadcast from several of them.
 
     Example:
         >>> broadcast_shapes((2, 1), (3,))

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from stridegrad.array import layout
 from stridegrad.course.contracts import Call, Recorder
 
-__all__ = ["axis_for", "binary_functions", "broadcastable", "call", "index_in", "layouts",
-           "reducers", "shape_with_numel", "shapes", "unary_functions", "view_of", "views",
-           "with_optional"]
+__all__ = ["axis_for", "binary_functions", "broadcastable", "call", "clashing", "factored",
+           "index_in", "layouts", "numbers", "reducers", "shape_with_numel", "shapes",
+           "targets", "unary_functions", "view_of", "views", "with_optional"]
 
 SIDE = 4  # the largest size of one dimension: numel stays small, every size is covered
 
@@ -69,6 +69,13 @@ def _numbers(n: int, draw) -> list:
     scale = draw(st.sampled_from([1.0, 1024.0, 1 / 64]))
     return [k / 8 * scale for k in draw(st.lists(st.integers(-64, 64), min_size=n,
                                                  max_size=n))]
+
+
+@st.composite
+def numbers(draw, n: int) -> list:
+    """``n`` values: small ints, or floats exact in any order of summation (multiples of
+    1/8 of one scale, 1/64 to 1024)."""
+    return _numbers(n, draw)
 
 
 @st.composite
@@ -167,6 +174,18 @@ def _primes(n: int) -> list[int]:
 
 
 @st.composite
+def factored(draw, n: int, most: int = 3) -> tuple:
+    """``n`` (2 or more) as a product of 1 to ``most`` sizes of 2 or more, its prime
+    factors grouped and ordered at random: 12 as (12,), (3, 4), (2, 6), (2, 3, 2), ..."""
+    primes = list(draw(st.permutations(_primes(n))))
+    k = draw(st.integers(1, min(most, len(primes))))
+    sizes = [1] * k
+    for j, p in enumerate(primes):
+        sizes[j if j < k else draw(st.integers(0, k - 1))] *= p
+    return tuple(sizes)
+
+
+@st.composite
 def shape_with_numel(draw, n: int) -> tuple:
     """A shape of ``n`` elements: ``n``'s factors spread over up to 4 axes, with 1s
     between them (and a 0 somewhere, for ``n == 0``)."""
@@ -181,10 +200,18 @@ def shape_with_numel(draw, n: int) -> tuple:
     return tuple(dims)
 
 
+def targets() -> st.SearchStrategy:
+    """Shapes to broadcast to: any (ranks 0 to 4, sizes 0 to 4), or of 1 to 4 axes none
+    of size 0, or of 2 or 3 axes of 2 or 3 (every axis stretched or not, elements in
+    every lane)."""
+    return st.one_of(shapes(0, 4), shapes(1, 4, min_side=1), shapes(2, 3, 2, 3))
+
+
 @st.composite
-def broadcastable(draw, count: int) -> tuple:
-    """``count`` shapes that broadcast together, and the shape they broadcast to."""
-    out = draw(shapes(0, 4))
+def broadcastable(draw, count: int, out: st.SearchStrategy | None = None) -> tuple:
+    """``count`` shapes that broadcast together, and the shape they broadcast to (drawn
+    from ``out``, default any shape of rank 0 to 4)."""
+    out = draw(out if out is not None else shapes(0, 4))
     found = []
     for _ in range(count):
         rank = draw(st.integers(0, len(out)))
@@ -192,3 +219,26 @@ def broadcastable(draw, count: int) -> tuple:
         # one size in three made 1: most axes keep their size, as in real broadcasts
         found.append(tuple(1 if draw(st.integers(0, 2)) == 0 else d for d in tail))
     return tuple(found), out
+
+
+@st.composite
+def clashing(draw, count: int) -> tuple:
+    """``count`` (2 or more) shapes that do not broadcast together, and the two that
+    clash: in one column (counted from the right) those two have sizes of 2 or more
+    that differ, the others 1 there (or no axis there), and every other column
+    broadcasts. Returns ``(shapes, (first, second))``, in the order given."""
+    found, out = draw(broadcastable(count, targets()))
+    found = [list(s) for s in found]
+    i = draw(st.integers(0, count - 1))
+    j = draw(st.integers(0, count - 2))
+    i, j = sorted((i, j + (j >= i)))
+    k = draw(st.integers(1, max(len(out), 1)))  # the column, from the right
+    for s in (found[i], found[j]):
+        s[:0] = [1] * (k - len(s))
+    found[i][-k] = draw(st.integers(2, 4))
+    found[j][-k] = draw(st.integers(2, 4).filter(lambda d: d != found[i][-k]))
+    for m, s in enumerate(found):
+        if m not in (i, j) and len(s) >= k:
+            s[-k] = 1
+    shapes = tuple(tuple(s) for s in found)
+    return shapes, (shapes[i], shapes[j])

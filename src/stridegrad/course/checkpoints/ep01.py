@@ -13,8 +13,14 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from stridegrad.array.layout import numel
-from stridegrad.course.checkpoints._layouts import call, index_in, shapes, with_optional
+from stridegrad.array.layout import index_to_offset, iter_offsets, numel
+from stridegrad.course.checkpoints._layouts import (
+    call,
+    index_in,
+    layouts,
+    shapes,
+    with_optional,
+)
 from stridegrad.course.checks import Checkpoint, expect, fail
 from stridegrad.course.contracts import Invalid
 
@@ -289,3 +295,42 @@ def rejects_a_position_outside_the_view(locate):
     expect(locate, 2, (2, 3), (3, 1), offset=4, raises=ValueError,
            naming=(2, (2, 3), (3, 1)))
     expect(locate, 6, (2, 3), (3, 1), raises=ValueError, naming=(6, (2, 3), (3, 1)))
+
+
+def _some_strides_zero(draw, strides: tuple) -> tuple:
+    """``strides`` with, now and then, some made 0: indices that share a position."""
+    if not strides or not draw(st.booleans()):
+        return strides
+    return tuple(0 if draw(st.booleans()) else s for s in strides)
+
+
+@st.composite
+def _located(draw, inside=True):
+    """A view of any layout (transposed, stepped, flipped, overlapping, 0 strides) and a
+    position one of its elements sits at (``inside``: the answer is the first index in
+    row-major order there), or one where none does: before the view, past it, in a
+    gap, or anywhere in an empty view. The offset left out (0), given by position or
+    by name."""
+    shape, strides, offset = draw(layouts(shapes(min_side=1) if inside else shapes()))
+    strides = _some_strides_zero(draw, strides)
+    low = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
+    how = draw(st.sampled_from(["default", "positional", "keyword"]))
+    if how == "default" and low < 0:  # a view that starts at 0 cannot walk backwards
+        how = "keyword"
+    offset = 0 if how == "default" else max(offset, -low) + draw(st.sampled_from([0, 0, 9]))
+    if inside:
+        position = index_to_offset(draw(index_in(shape)), strides, offset)
+    else:
+        taken = set(iter_offsets(shape, strides, offset))
+        first, last = min(taken, default=offset), max(taken, default=offset)
+        position = draw(st.integers(max(0, first - 3), last + 3).filter(
+            lambda p: p not in taken))
+    args = (position, shape, strides)
+    if how == "default":
+        return call(*args)
+    return call(*args, offset) if how == "positional" else call(*args, offset=offset)
+
+
+checkpoint.contract("locate", valid=_located(), stretch=True, invalid=[
+    Invalid(_located(inside=False), ValueError, "positions no element sits at",
+            naming=lambda position, shape, strides, offset=0: (position, shape, strides))])

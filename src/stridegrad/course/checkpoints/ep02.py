@@ -9,12 +9,20 @@ come from.
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
 
 from stridegrad.array.layout import contiguous_strides, numel
-from stridegrad.course.checkpoints._layouts import call, layouts, shape_with_numel, shapes
-from stridegrad.course.checks import CheckFailure, Checkpoint, short_repr, expect
-from stridegrad.course.contracts import Invalid
+from stridegrad.course.checkpoints._layouts import (
+    call,
+    factored,
+    layouts,
+    shape_with_numel,
+    shapes,
+)
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, short_repr
+from stridegrad.course.contracts import Invalid, plain
 
 __all__ = ["checkpoint"]
 
@@ -320,7 +328,78 @@ def _reshapes(draw, same_size=True):
     return call(shape, strides, new_shape)
 
 
-checkpoint.contract("reshape_strides", valid=_reshapes(), cases=100, invalid=[
+def _insert_ones(draw, sizes: list, strides: list | None = None) -> None:
+    """Up to two size-1 axes put anywhere in ``sizes`` (with any stride in ``strides``)."""
+    for _ in range(draw(st.integers(0, 2))):
+        k = draw(st.integers(0, len(sizes)))
+        sizes.insert(k, 1)
+        if strides is not None:
+            strides.insert(k, draw(st.integers(-5, 9)))
+
+
+@st.composite
+def _regrouped(draw):
+    """A view whose axes fall into 1 to 3 groups, each of which the new shape merges,
+    splits or both ((2, 3) -> (6,), (6,) -> (3, 2), (2, 3) -> (3, 2)), with size-1
+    axes in between, old and new. Within a group the strides are evenly spaced (a
+    view), or have a gap at one link (a copy: None), or, in a group of three merged
+    into one axis, a gap in the middle with the first stride the group's span all
+    the same (two links broken, still a copy). A group's last stride is the span of
+    the groups to its right (no gap), a multiple of it (a gap), flipped, or 0 (a
+    broadcast)."""
+    old, old_strides, new = [], [], []
+    span = 1  # how far the groups to the right reach in storage, in elements
+    for _ in range(draw(st.integers(1, 3))):  # from the last group to the first
+        sizes = [draw(st.integers(2, 4)) for _ in range(draw(st.integers(1, 3)))]
+        kind = draw(st.sampled_from(["next", "gap", "flipped", "zero"]))
+        step = {"next": span, "gap": span * draw(st.integers(2, 3)), "flipped": -span,
+                "zero": 0}[kind]
+        inside = draw(st.sampled_from(["view", "view", "gap", "hidden gap"]))
+        broken = None  # the link k (between axes k and k + 1) with a gap
+        if len(sizes) > 1 and inside == "gap":
+            broken = draw(st.integers(0, len(sizes) - 2))
+        elif len(sizes) > 2 and inside == "hidden gap":
+            broken = 1
+        group = [step]
+        for k in range(len(sizes) - 2, -1, -1):
+            group.insert(0, group[0] * sizes[k + 1] + (
+                draw(st.sampled_from([1, -1, span])) if k == broken else 0))
+        if broken == 1 and inside == "hidden gap":
+            group[0] = math.prod(sizes[1:]) * step
+        old[:0], old_strides[:0] = sizes, group
+        # a hidden gap shows only when the whole group merges into one axis
+        new[:0] = (math.prod(sizes),) if broken == 1 and inside == "hidden gap" else \
+            draw(factored(math.prod(sizes)))
+        span += sum(abs(s) * (d - 1) for d, s in zip(sizes, group))
+    _insert_ones(draw, old, old_strides)
+    _insert_ones(draw, new)
+    return call(tuple(old), tuple(old_strides), tuple(new))
+
+
+class _AnyStrideOnSizeOne:
+    """What reshape_strides returned, compared with the strides of the new size-1 axes
+    left out (the lesson: "new size-1 axes can take any stride"), shown as it is."""
+
+    def __init__(self, value, new_shape):
+        self.value, self.new_shape = value, tuple(new_shape)
+
+    def __plain__(self):
+        v = self.value
+        if type(v) is tuple and len(v) == len(self.new_shape) and all(
+                type(s) is int for s in v):
+            v = tuple("any" if d == 1 else s for d, s in zip(self.new_shape, v))
+        return plain(v)
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def _any_stride_on_size_one(reshape_strides, shape, strides, new_shape):
+    return _AnyStrideOnSizeOne(reshape_strides(shape, strides, new_shape), new_shape)
+
+
+checkpoint.contract("reshape_strides", valid=st.one_of(_reshapes(), _regrouped()), cases=80,
+                    scenario=_any_stride_on_size_one, invalid=[
     Invalid(_reshapes(same_size=False), ValueError, "new shapes of another size")])
 
 
@@ -379,3 +458,59 @@ def rejects_an_int_out_of_range(getitem_layout):
                                         "counts.", stretch=True)
 def rejects_too_many_indices(getitem_layout):
     expect(getitem_layout, (4,), (1,), 0, (0, 1, 2), raises=IndexError, naming=(3, 1))
+
+
+_STEP = st.one_of(st.none(), st.sampled_from([1, 2, 3, -1, -2, -3]))
+
+
+def _key_item(draw, size: int):
+    """An int inside an axis of ``size`` (negative or not), or any slice of it."""
+    if size > 0 and draw(st.booleans()):
+        return draw(st.integers(-size, size - 1))
+    return slice(draw(_BOUND), draw(_BOUND), draw(_STEP))
+
+
+@st.composite
+def _getitems(draw, problem: str = ""):
+    """Any layout (offset included) and a key of ints and slices for some of its axes
+    from the left: a bare int or slice, or a tuple (empty, short or one per axis). With
+    ``problem``: one int out of its axis's range (on a size-0 axis too), one item too
+    many (or more), or one slice with step 0, the rest of the key valid."""
+    shape, strides, offset = draw(layouts(shapes(min_dims=1 if problem in ("int", "step 0")
+                                                 else 0)))
+    ndim = len(shape)
+    n = ndim if problem == "too many" else draw(st.integers(0, ndim))
+    items = [_key_item(draw, d) for d in shape[:n]]
+    if problem == "int":
+        k = draw(st.integers(0, ndim - 1))
+        items += [_key_item(draw, d) for d in shape[len(items):k + 1]]
+        d = shape[k]
+        items[k] = draw(st.one_of(st.integers(d, d + 2), st.integers(-d - 3, -d - 1)))
+    elif problem == "too many":
+        items += [draw(st.sampled_from([0, slice(None)]))
+                  for _ in range(draw(st.integers(1, 2)))]
+    elif problem == "step 0":
+        k = draw(st.integers(0, ndim - 1))
+        items += [slice(None)] * (k + 1 - len(items))
+        items[k] = slice(draw(_BOUND), draw(_BOUND), 0)
+    bare = len(items) == 1 and draw(st.booleans())
+    return call(shape, strides, offset, items[0] if bare else tuple(items))
+
+
+def _out_of_range(shape, strides, offset, key):
+    """The int that is out of its axis's range, and that axis's size."""
+    key = key if isinstance(key, tuple) else (key,)
+    return next((item, d) for item, d in zip(key, shape)
+                if not isinstance(item, slice) and not -d <= item < d)
+
+
+def _too_many(shape, strides, offset, key):
+    return (len(key) if isinstance(key, tuple) else 1, len(shape))
+
+
+checkpoint.contract("getitem_layout", valid=_getitems(), cases=60, stretch=True, invalid=[
+    Invalid(_getitems("int"), IndexError, "ints out of their axis's range",
+            naming=_out_of_range),
+    Invalid(_getitems("too many"), IndexError, "keys with more items than axes",
+            naming=_too_many),
+    Invalid(_getitems("step 0"), ValueError, "slices with step 0")])

@@ -435,3 +435,39 @@ def a_tie_gives_the_first_index(argmax_axis):
 def rejects_a_bad_axis(argmax_axis):
     expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), 5, raises=ValueError, naming=(5, 2))
     expect(argmax_axis, ([], (2, 0), (1, 1), 0), 1, raises=ValueError)
+
+
+_TIES = st.sampled_from([[0, 1, 2], [0.0, -0.0, 2.5], [-1, 0]])
+
+
+@st.composite
+def _argmax_calls(draw, problem: str = ""):
+    """A view of any layout (a flipped axis: its lane read in storage order comes out
+    backwards), half the time of a few repeated values (ties, 0.0 and -0.0 among
+    them), and an axis, negative or not, given by position or by name. With
+    ``problem``: an axis out of range (any axis of a 0-d view), or one of size 0 (with
+    or without lanes left)."""
+    shape = list(draw(shapes(min_dims=0 if problem == "axis" else 1)))
+    ndim = len(shape)
+    if problem == "axis":
+        axis = draw(st.one_of(st.integers(ndim, ndim + 2), st.integers(-ndim - 3, -ndim - 1)))
+    else:
+        axis = draw(axis_for(ndim))
+        if problem == "empty":
+            shape[axis] = 0
+            if ndim > 1 and draw(st.booleans()):  # and no lane left to read
+                shape[(axis + draw(st.integers(1, ndim - 1))) % ndim] = 0
+        elif shape[axis] == 0:
+            shape[axis] = draw(st.integers(1, 4))
+    storage, shape, strides, offset = draw(view_of(tuple(shape)))
+    if draw(st.booleans()):
+        values = draw(_TIES)
+        storage = [draw(st.sampled_from(values)) for _ in storage]
+    x = (storage, shape, strides, offset)
+    return call(x, axis) if draw(st.booleans()) else call(x, axis=axis)
+
+
+checkpoint.contract("argmax_axis", valid=_argmax_calls(), cases=60, stretch=True, invalid=[
+    Invalid(_argmax_calls("axis"), ValueError, "axes out of range",
+            naming=lambda x, axis: (axis, len(x[1]))),
+    Invalid(_argmax_calls("empty"), ValueError, "axes of size 0")])

@@ -12,7 +12,16 @@ import operator
 
 from hypothesis import strategies as st
 
-from stridegrad.course.checkpoints._layouts import broadcastable, call, layouts
+from stridegrad.array import layout
+from stridegrad.course.checkpoints._layouts import (
+    binary_functions,
+    broadcastable,
+    call,
+    clashing,
+    layouts,
+    numbers,
+    targets,
+)
 from stridegrad.course.checks import Checkpoint, CheckFailure, expect, fail, raised
 from stridegrad.course.contracts import Invalid
 
@@ -101,20 +110,27 @@ def _shapes_that_broadcast(draw):
 
 
 @st.composite
-def _two_that_clash(draw):
-    """Two shapes with sizes 2 or more that differ in one column (counted from the
-    right), the others alike or 1: the message must name both."""
-    (a, b), out = draw(broadcastable(2).filter(lambda f: f[0][0] and f[0][1]))
-    a, b = list(a), list(b)
-    k = draw(st.integers(1, min(len(a), len(b))))
-    a[-k] = draw(st.integers(2, 4))
-    b[-k] = draw(st.integers(2, 4).filter(lambda d: d != a[-k]))
-    return call(tuple(a), tuple(b))
+def _shapes_that_clash(draw):
+    """Two to four shapes, two of which have sizes of 2 or more that differ in one
+    column (counted from the right), the others 1 there (or no axis there): the
+    message must name those two, as they were given."""
+    shapes, _ = draw(clashing(draw(st.integers(2, 4))))
+    return call(*shapes)
+
+
+def _broadcast(a: tuple, b: tuple) -> bool:
+    return all(p == q or 1 in (p, q) for p, q in zip(reversed(a), reversed(b)))
+
+
+def _clashing_pair(*shapes) -> tuple:
+    """The first two of ``shapes`` that do not broadcast with each other."""
+    return next((a, b) for k, a in enumerate(shapes) for b in shapes[k + 1:]
+                if not _broadcast(a, b))
 
 
 checkpoint.contract("broadcast_shapes", valid=_shapes_that_broadcast(), invalid=[
-    Invalid(_two_that_clash(), ValueError, "two shapes that clash",
-            naming=lambda a, b: (a, b))])
+    Invalid(_shapes_that_clash(), ValueError, "shapes of which two clash",
+            naming=_clashing_pair)])
 
 
 # ------------------------------------------------------------------ broadcast_strides
@@ -243,6 +259,46 @@ def leaves_inputs_alone(broadcast_binary):
            unchanged=True)
 
 
+@st.composite
+def _operand(draw, own_shape: tuple, shape: tuple) -> tuple:
+    """A storage list and its strides read as ``shape``: the strides of a fresh,
+    transposed or stepped array of ``own_shape`` (or any strides of 0 or more),
+    broadcast to ``shape`` (stride 0 on new leading axes and size-1 axes); the list
+    just long enough, or longer."""
+    style = draw(st.sampled_from(["contiguous", "permuted", "stepped", "any"]))
+    own = layout.contiguous_strides(own_shape)
+    if style == "permuted":
+        perm = draw(st.permutations(range(len(own_shape))))
+        base = layout.contiguous_strides(tuple(own_shape[p] for p in perm))
+        own = tuple(base[perm.index(k)] for k in range(len(own_shape)))
+    elif style == "stepped":  # every other or third element along some axes
+        own = tuple(s * draw(st.sampled_from([1, 2, 3])) for s in own)
+    elif style == "any":
+        own = tuple(draw(st.integers(0, 6)) for _ in own_shape)
+    strides = layout.broadcast_strides(own_shape, own, shape)
+    if 0 in shape:
+        size = draw(st.integers(0, 3))
+    else:
+        size = 1 + sum((d - 1) * s for d, s in zip(shape, strides)) + draw(st.integers(0, 2))
+    return draw(numbers(size)), strides
+
+
+@st.composite
+def _binary_calls(draw):
+    """Two operands broadcast to one shape (ranks 0 to 4, sizes 0 to 4), each laid out
+    its own way, now and then the same list for both; ``op`` records its calls (once
+    per element, in any order) and tells its operands apart."""
+    (xs, ys), shape = draw(broadcastable(2, targets()))
+    x, x_strides = draw(_operand(xs, shape))
+    y, y_strides = draw(_operand(ys, shape))
+    if draw(st.integers(0, 4)) == 0 and len(x) >= len(y):
+        y = x  # one storage read two ways, as in x + x.T
+    return call(draw(binary_functions()), x, x_strides, y, y_strides, shape)
+
+
+checkpoint.contract("broadcast_binary", valid=_binary_calls(), cases=50)
+
+
 # ------------------------------------------------------------------ stretch: broadcast_where
 
 @checkpoint.test("broadcast_where", hint="Scalars x and y (shape ()) spread over cond's shape.",
@@ -287,3 +343,38 @@ def the_largest_operand_can_be_any(broadcast_where):
 def rejects_shapes_that_clash(broadcast_where):
     expect(broadcast_where, [True, False], (2,), [1, 2, 3], (3,), [0], (),
            raises=ValueError, naming=((2,), (3,)))
+
+
+def _where_operands(draw, shapes: tuple):
+    c_shape, x_shape, y_shape = shapes
+    cond = draw(st.lists(st.booleans(), min_size=layout.numel(c_shape),
+                         max_size=layout.numel(c_shape)))
+    return call(cond, c_shape, draw(numbers(layout.numel(x_shape))), x_shape,
+                draw(numbers(layout.numel(y_shape))), y_shape)
+
+
+@st.composite
+def _wheres(draw):
+    """Three shapes that broadcast together, each the last axes of one shape with half
+    of them made 1 (a row, a column, a scalar, the whole: any of the three may be the
+    largest), and lists of their own numel: bools for cond, numbers for x and y."""
+    shape = draw(targets())
+    shapes = []
+    for _ in range(3):
+        tail = shape[len(shape) - draw(st.integers(0, len(shape))):]
+        shapes.append(tuple(1 if draw(st.booleans()) else d for d in tail))
+    return _where_operands(draw, shapes)
+
+
+@st.composite
+def _wheres_that_clash(draw):
+    """Two of the three shapes clash in one column, the third is 1 there (or has no
+    axis there): the message must name those two."""
+    shapes, _ = draw(clashing(3))
+    return _where_operands(draw, shapes)
+
+
+checkpoint.contract("broadcast_where", valid=_wheres(), cases=60, stretch=True, invalid=[
+    Invalid(_wheres_that_clash(), ValueError, "shapes that clash",
+            naming=lambda cond, c_shape, x, x_shape, y, y_shape: _clashing_pair(
+                c_shape, x_shape, y_shape))])

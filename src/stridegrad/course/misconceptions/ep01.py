@@ -283,4 +283,43 @@ def locate(position, shape, strides, offset=0):
       "raises ValueError without naming the position, the shape and the strides: the reader "
       "cannot tell what was looked for where",
       _locate(missing='raise ValueError("not found")')),
+    Misconception("divides by the strides, largest first",
+      "peels the index off with divisions, axis by axis from the largest stride to the "
+      "smallest, as offset_to_index does for row-major strides: right when each stride is "
+      "a multiple of the smaller ones' span, wrong for strides that interleave or have "
+      "opposite signs, where a position is found by no division",
+      """
+def locate(position, shape, strides, offset=0):
+    rest = position - offset
+    index = [0] * len(shape)
+    for k in sorted(range(len(shape)), key=lambda k: -abs(strides[k])):
+        if strides[k] == 0 or shape[k] == 1:
+            continue
+        index[k] = rest // strides[k]
+        rest -= index[k] * strides[k]
+    if rest != 0 or not all(0 <= i < d for i, d in zip(index, shape)) or 0 in shape:
+        raise ValueError(f"no element of the view with shape {shape}, strides {strides} "
+                         f"sits at position {position}")
+    return tuple(index)
+"""),
+    Misconception("0-d view has no element",
+      "loops over the axes and raises when there are none: the 0-d view (shape ()) has "
+      "one element, at the offset, whose index is ()",
+      """
+def locate(position, shape, strides, offset=0):
+    if not shape:
+        raise ValueError(f"no element of the view with shape {shape}, strides {strides} "
+                         f"sits at position {position}")
+    n = 1
+    for d in shape:
+        n *= d
+    for k in range(n):
+        index, rest = [0] * len(shape), k
+        for a in range(len(shape) - 1, -1, -1):
+            rest, index[a] = divmod(rest, shape[a])
+        if offset + sum(i * s for i, s in zip(index, strides)) == position:
+            return tuple(index)
+    raise ValueError(f"no element of the view with shape {shape}, strides {strides} "
+                     f"sits at position {position}")
+"""),
 ]

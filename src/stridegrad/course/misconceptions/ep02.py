@@ -41,10 +41,7 @@ def reshape_strides(shape, strides, new_shape):
             else:
                 op *= old_dims[oj]
                 oj += 1
-        for ok in range(oi, oj - 1):
-            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
-                return None
-        new_strides[nj - 1] = old_strides[oj - 1]
+{LINKS}        new_strides[nj - 1] = old_strides[oj - 1]
         for nk in range(nj - 1, ni, -1):
             new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
         ni, nj = nj, nj + 1
@@ -58,8 +55,18 @@ _TRAILING_ONES = ("    last = new_strides[ni - 1] if ni >= 1 else 1\n"
                   "    return tuple(new_strides)\n")
 
 
-def _reshape_by_groups(check: str = _COUNT_CHECK, tail: str = _TRAILING_ONES) -> str:
-    return _RESHAPE_BY_GROUPS.replace("{CHECK}", check).replace("{TAIL}", tail)
+_EVERY_LINK = ("        for ok in range(oi, oj - 1):\n"
+               "            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:\n"
+               "                return None\n")
+# the group merged when its first stride spans the rest, its inner links unchecked
+_SPAN_ONLY = ("        if old_strides[oi] != numel(old_dims[oi + 1:oj]) * old_strides[oj - 1]:\n"
+              "            return None\n")
+
+
+def _reshape_by_groups(check: str = _COUNT_CHECK, tail: str = _TRAILING_ONES,
+                       links: str = _EVERY_LINK) -> str:
+    return (_RESHAPE_BY_GROUPS.replace("{CHECK}", check).replace("{TAIL}", tail)
+            .replace("{LINKS}", links))
 
 MISCONCEPTIONS = {
     "permute_layout": [
@@ -266,6 +273,12 @@ def reshape_strides(shape, strides, new_shape):
           "stops when the old axes run out: new size-1 axes after the last group get no "
           "stride, so (3, 2) to (3, 2, 1) comes back with two strides for three axes",
           _reshape_by_groups(tail="    return tuple(new_strides[:ni])\n")),
+        Misconception("checks only the span of a merged group",
+          "merges a group of axes when its first stride is the product of the others' sizes "
+          "times the last stride, without checking each link s[k] == d[k+1] * s[k+1]: a group "
+          "of three with a gap in the middle, its ends spaced as if there were none, comes back "
+          "as a view where it needs a copy",
+          _reshape_by_groups(links=_SPAN_ONLY)),
         Misconception("scales strides by the last old stride",
           "scales row-major strides by the last old stride: right for a uniformly strided view, "
           "wrong when the axes have other gaps",
@@ -338,4 +351,13 @@ MISCONCEPTIONS["getitem_layout"] = [
       "never checks that an int is inside its axis: a[0, 7] of a (2, 5) array reads past the "
       "row instead of raising IndexError",
       _getitem(bound="True")),
+    Misconception("a bare slice is not wrapped",
+      "wraps a bare int key into a tuple but not a bare slice: a[1:3] (key slice(1, 3)) "
+      "is taken for a sequence of items, and len() of a slice raises TypeError",
+      _getitem().replace("if not isinstance(key, tuple):", "if isinstance(key, int):")),
+    Misconception("wraps ints with % before the bounds check",
+      "turns every int into its place with item % d before checking the bounds: right for "
+      "any axis with elements, but an int on a size-0 axis raises ZeroDivisionError, not "
+      "the IndexError that names the int and the size",
+      _getitem(wrap="item % d", bound="-d <= item < d")),
 ]

@@ -356,6 +356,29 @@ def _argmax(offset="offset", cmp=">", answer="best", shape="rest_shape"):
             .replace("{ANSWER}", answer).replace("{SHAPE}", shape))
 
 
+# argmax_axis reading each lane into a list, {EMPTY} its size-0 check, {POSITIONS} the
+# lane's positions
+_LANES = _ITER + """
+def argmax_axis(x, axis):
+    storage, shape, strides, offset = x
+    shape, strides = tuple(shape), tuple(strides)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {len(shape)}")
+    axis %= len(shape)
+    size, step = shape[axis], strides[axis]
+{EMPTY}    rest_shape = shape[:axis] + shape[axis + 1:]
+    rest_strides = strides[:axis] + strides[axis + 1:]
+    out = []
+    for start in iter_offsets(rest_shape, rest_strides, offset):
+        lane = [storage[p] for p in {POSITIONS}]
+        out.append(lane.index(max(lane)))
+    return out, rest_shape
+"""
+_EMPTY = """    if size == 0:
+        raise ValueError(f"argmax of an empty axis (axis {axis} of shape {shape})")
+"""
+
+
 MISCONCEPTIONS["argmax_axis"] = [
     Misconception("storage position, not index",
       "returns where the largest element sits in storage (start + j * stride) instead of j, "
@@ -377,4 +400,16 @@ MISCONCEPTIONS["argmax_axis"] = [
       "returns the shape with the reduced axis kept as size 1 (keepdims): (2, 3) along axis "
       "1 gives (2, 1) instead of (2,)",
       _argmax(shape="shape[:axis] + (1,) + shape[axis + 1:]")),
+    Misconception("reads the lane in storage order",
+      "reads each lane's values in storage order (its positions sorted) instead of index "
+      "order: on a flipped axis (a negative stride) the lane comes backwards, so the index "
+      "counts from its other end, and a tie goes to the last",
+      _LANES.replace("{EMPTY}", _EMPTY).replace(
+          "{POSITIONS}", "sorted(start + j * step for j in range(size))")),
+    Misconception("an empty axis is found only by reading a lane",
+      "leaves the size-0 check to max(), which raises for an empty lane: right while there "
+      "are lanes, but with none left (shape (0, 0) along axis 1) nothing is read, and an "
+      "empty result comes back instead of a ValueError",
+      _LANES.replace("{EMPTY}", "").replace(
+          "{POSITIONS}", "[start + j * step for j in range(size)]")),
 ]

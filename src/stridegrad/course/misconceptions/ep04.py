@@ -77,6 +77,24 @@ def broadcast_shapes(*shapes):
                 out[-k] = s[-k]
     return tuple(out)
 """),
+        Misconception("names the shape broadcast so far",
+          "folds the shapes in one at a time and names the result so far when the next one "
+          "clashes: with three shapes or more that is a shape the caller never passed, "
+          "(4, 3, 1, 2) where (4, 1, 1, 2) was given, instead of the two that clash",
+          """
+def broadcast_shapes(*shapes):
+    out = ()
+    for s in shapes:
+        n = max(len(out), len(s))
+        a, b = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(s)) + tuple(s)
+        merged = []
+        for p, q in zip(a, b):
+            if p != q and 1 not in (p, q):
+                raise ValueError(f"shapes {out} and {s} do not broadcast")
+            merged.append(q if p == 1 else p)
+        out = tuple(merged)
+    return out
+"""),
     ],
     "broadcast_strides": [
         Misconception("keeps the stride of a stretched dim",
@@ -205,6 +223,19 @@ def broadcast_binary(op, x, x_strides, y, y_strides, shape):
         out.append(op(x[i], y[j]))
     return out
 """),
+        Misconception("y read in turn",
+          "reads x through its strides but y at y[k % len(y)], as if y were always the small "
+          "operand repeated along the last axes: right for a scalar or a row, wrong for a y "
+          "that is a column, transposed, or the larger of the two",
+          """
+def broadcast_binary(op, x, x_strides, y, y_strides, shape):
+    import itertools
+    out = []
+    for k, index in enumerate(itertools.product(*(range(d) for d in shape))):
+        i = sum(a * s for a, s in zip(index, x_strides))
+        out.append(op(x[i], y[k % len(y)]))
+    return out
+"""),
         Misconception("writes into x",
           "writes the result into x's storage: the answer is right but the caller's data "
           "changes",
@@ -279,4 +310,10 @@ MISCONCEPTIONS["broadcast_where"] = [
              strides="tuple(0 if d == 1 else st for d, st in zip((1,) * (len(shape) - "
                      "len(s)) + tuple(s), (0,) * (len(shape) - len(s)) + "
                      "contiguous_strides(s)))")),
+    Misconception("broadcasts x with y first, then cond",
+      "finds the shape as broadcast_shapes(c_shape, broadcast_shapes(x_shape, y_shape)): "
+      "the values are right, but when cond clashes with x or y the error names the "
+      "broadcast of x and y, a shape the caller never passed, instead of the one that "
+      "clashes",
+      _where(shape="broadcast_shapes(c_shape, broadcast_shapes(x_shape, y_shape))")),
 ]

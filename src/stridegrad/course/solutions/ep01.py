@@ -19,8 +19,9 @@ def locate(position, shape, strides, offset=0):
 
     The inverse of ``index_to_offset(index, strides, offset)`` over the indices of
     ``shape``, for any strides (negative, permuted, with gaps, or 0) and any
-    starting ``offset``. When several indices share the position (a stride of 0),
-    the first in row-major order.
+    starting ``offset``. Returns the index as a tuple of ints (``()`` for a 0-d
+    view). When several indices share the position (a stride of 0, or strides
+    that overlap), the first in row-major order.
 
     Raises:
         ValueError: naming the position, the shape and the strides, if no element

@@ -20,7 +20,9 @@ def getitem_layout(shape, strides, offset, key):
     ``key`` is an int, a slice, or a tuple of them, one per axis from the left;
     axes it leaves out are kept whole. An int picks one position along its axis
     and removes the axis (negative ints count from the end); a slice keeps the
-    axis, as ``slice_layout`` describes. Nothing is copied.
+    axis, with the offset change, size and stride ``slice_layout`` gives (an
+    empty selection moves nothing and keeps the stride). Nothing is copied.
+    The shape and the strides come back as tuples, the offset as an int.
 
     Raises:
         IndexError: naming the int and the axis's size, if an int is out of range;

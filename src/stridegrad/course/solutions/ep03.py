@@ -19,13 +19,15 @@ def argmax_axis(x, axis):
     """For each lane of a view along ``axis``, the index of its largest element.
 
     Shape contract: ``(d0, ..., dn-1)`` along ``axis = k`` -> the shape without
-    ``dk``, values in row-major order, each an int in ``range(dk)`` (the position
-    along the axis, not in storage). On a tie, the first (smallest) index, as in
-    NumPy. A negative ``axis`` counts from the end.
+    ``dk``. Returns ``(values, shape)``: a list of ints in row-major order, each in
+    ``range(dk)`` (the position along the axis, not in storage), and that shape as
+    a tuple. On a tie, the first (smallest) index, as in NumPy. A negative ``axis``
+    counts from the end.
 
     Raises:
         ValueError: naming the axis and the number of dimensions, if ``axis`` is out
-            of range; if the axis has size 0 (no maximum of nothing).
+            of range; if the axis has size 0, even when no lane is left (no maximum
+            of nothing).
 
     Example:
         >>> argmax_axis(([3, 9, 2, 7, 1, 8], (2, 3), (3, 1), 0), axis=1)

@@ -22,9 +22,11 @@ def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Stride
     """``op`` applied elementwise to two operands read as ``shape`` through their strides.
 
     Shape contract: ``x_strides`` and ``y_strides`` have one entry per dimension
-    of ``shape`` (0 where that operand is broadcast). Returns the flat
-    row-major storage of the result: ``numel(shape)`` values, element ``k``
-    being ``op(x[...], y[...])`` at index ``offset_to_index(k, shape)``.
+    of ``shape`` (0 where that operand is broadcast), all 0 or more. Returns the
+    flat row-major storage of the result as a new list: ``numel(shape)`` values,
+    element ``k`` being ``op(x[...], y[...])`` at index ``offset_to_index(k,
+    shape)``, x's value first. ``op`` is called once per element, in any order;
+    ``x`` and ``y`` are left as they are (they may be one and the same list).
 
     Example:
         >>> broadcast_binary(operator.add, [0, 10], (1, 0), [1, 2, 3], (0, 1), (2, 3))
@@ -47,12 +49,13 @@ def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
 
     Shape contract: ``c_shape``, ``x_shape`` and ``y_shape`` broadcast together to
     a shape ``S``; returns ``(values, S)`` with ``values`` the flat row-major
-    storage of the result: at each index, ``x``'s element there where ``cond``'s is
-    true, else ``y``'s. Each operand is a flat list holding its own shape's
-    elements in row-major order.
+    storage of the result, a new list: at each index, ``x``'s element there where
+    ``cond``'s is true, else ``y``'s; and ``S`` as a tuple. Each operand is a flat
+    list holding its own shape's elements in row-major order.
 
     Raises:
-        ValueError: naming the shapes that clash, if they do not broadcast together.
+        ValueError: naming the two shapes that clash (as they were given), if they
+            do not broadcast together.
 
     Example:
         >>> broadcast_where([True, False], (2, 1), [1, 2, 3], (3,), [0], ())
