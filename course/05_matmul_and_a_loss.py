@@ -5,7 +5,7 @@
 # mixes numbers (every layer of a network is one), and a **loss**, one number
 # that says how wrong the predictions are. With both in hand you can already
 # fit a model, if you are willing to work out its gradients on paper. By the
-# end of this episode you will have done that once, and you will see why
+# end of this lesson you will have done that once, and you will see why
 # nobody does it twice.
 #
 # **By the end you can**
@@ -22,7 +22,7 @@
 # %%
 #| setup
 from stridegrad.course import check, hint
-from stridegrad.array.layout import Shape, Strides  # episode 01
+from stridegrad.array.layout import Shape, Strides  # lesson 01
 import random
 import time
 import matplotlib.pyplot as plt
@@ -65,7 +65,7 @@ plt.show()
 # ## Rows and columns are strided runs
 #
 # In flat storage, element `(i, p)` of `a` sits at
-# `i * a_strides[0] + p * a_strides[1]` (episode 02). Hold `i` fixed and let
+# `i * a_strides[0] + p * a_strides[1]` (lesson 02). Hold `i` fixed and let
 # `p` run: that is row `i`, a run of positions with a start and a fixed step.
 # Where does it start, and what is the step? Do the same for column `j` of
 # `b`, where the row index is the one that runs. With strides, a row and a
@@ -73,7 +73,7 @@ plt.show()
 #
 # That is why a transposed operand costs nothing: `b.T` is `b`'s storage with
 # the strides swapped, and the same loop reads it. A broadcast operand
-# (stride 0, episode 04) works too.
+# (stride 0, lesson 04) works too.
 
 # %%
 b = sa.reshape(sa.arange(7, 13), (3, 2))
@@ -99,10 +99,13 @@ def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
     """Matrix product of two rank-2 strided arrays over flat storage.
 
     Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
-    lists read through any strides (transposed, stepped or broadcast views),
-    each starting at position 0 of its storage.
-    Returns the flat row-major storage of the product: element ``i * m + j``
-    is the dot product of row ``i`` of ``a`` and column ``j`` of ``b``.
+    lists read through any strides >= 0 (transposed, stepped or broadcast
+    views, 0 included), each starting at position 0 of its storage. Any sizes,
+    0 included.
+    Returns a new list, the flat row-major storage of the product: element
+    ``i * m + j`` is the dot product of row ``i`` of ``a`` and column ``j`` of
+    ``b``, a sum that starts at 0 (an int when the numbers are ints; 0 when
+    ``k`` is 0).
 
     Raises:
         ValueError: naming both shapes, if the inner sizes differ.
@@ -160,6 +163,11 @@ print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides),
 # does matrix `t` of each operand start, and which strides does it use inside?
 # Each operand has its own batch stride, and 0 is allowed. Raise a
 # `ValueError` naming both shapes if the batch sizes or the inner sizes differ.
+#
+# Your `matmul_2d` cannot be handed matrix `t` where it lies: it reads each
+# operand from position 0 of its storage, and slicing matrix `t` out first
+# would copy it. So the loop over `t` goes around the *same dot products*,
+# written again, with every position counted from where matrix `t` starts.
 
 # %%
 #| exercise: batched_matmul
@@ -169,9 +177,11 @@ def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
     """Batched matrix product of two rank-3 strided arrays over flat storage.
 
     Shape contract: ``(B, n, k) @ (B, k, m) -> (B, n, m)``, matrix ``t`` of
-    the result being ``a[t] @ b[t]``. Any strides, 0 included (a batch stride
-    of 0 shares one matrix across the batch). Returns the flat row-major
-    storage of the result.
+    the result being ``a[t] @ b[t]``. Any strides >= 0, 0 included (a batch
+    stride of 0 shares one matrix across the batch), each array starting at
+    position 0 of its storage; any sizes, 0 included. Returns a new list, the
+    flat row-major storage of the result, each element a dot product as in
+    ``matmul_2d``.
 
     Raises:
         ValueError: naming both shapes, if the batch sizes or the inner sizes differ.
@@ -224,7 +234,7 @@ def mse(pred: list, target: list) -> float:
     """Mean squared error of two equally long lists of numbers.
 
     Shape contract: ``(N,), (N,) -> ()``, ``N >= 1``:
-    ``sum((p - t) ** 2) / N``.
+    ``sum((p - t) ** 2) / N``, a Python float (not a NumPy one).
 
     Raises:
         ValueError: if the lengths differ or the lists are empty.
@@ -293,7 +303,7 @@ def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
     """Gradients of ``L = mse([w * x + b for x in xs], ys)`` with respect to w and b.
 
     Shape contract: ``(), (), (N,), (N,) -> ((), ())``, ``N >= 1``:
-    returns ``(dL/dw, dL/db)``.
+    returns the tuple ``(dL/dw, dL/db)`` of two Python floats.
 
     Raises:
         ValueError: if ``xs`` and ``ys`` have different lengths or are empty
@@ -353,8 +363,12 @@ left.plot(xs, [w * x + b for x in xs], color="C1",
           label=f"after {steps_done} steps: {w:.2f} x {'-' if b < 0 else '+'} {abs(b):.2f}")
 left.plot(xs, [3 * x - 1 for x in xs], "k--", lw=0.8, label="truth: 3 x - 1")
 left.legend()
-right.plot(losses)
-right.set_yscale("log")
+if steps_done:
+    right.plot(losses)
+    right.set_yscale("log")
+else:  # no step taken, no curve: say so rather than draw an empty panel
+    right.text(0.5, 0.5, "no loss curve yet:\nwrite mse and line_grads,\nthen run these two cells again",
+               ha="center", va="center", transform=right.transAxes)
 right.set_xlabel("step")
 right.set_ylabel("mse (log scale)")
 fig.tight_layout()
@@ -388,14 +402,18 @@ for step in range(5):
 # mechanical: the chain rule applied to `*`, `+`, `-` and `** 2`, one
 # operation at a time. A computer can do that bookkeeping. **Automatic
 # differentiation** records the operations as they run and applies the chain
-# rule backwards through them: episode 06 builds it, for scalars first.
+# rule backwards through them: lesson 06 builds it, for scalars first.
 
 # %% [markdown]
 # ## How slow is pure Python?
 #
 # Our `stridegrad.array` does its arithmetic one Python number at a time.
-# NumPy hands the whole product to a compiled BLAS library. The table times
-# square matrices of size `n` (best of a few runs; your numbers will differ).
+# NumPy hands the whole product to a compiled BLAS library (Basic Linear
+# Algebra Subprograms: matrix routines written for each processor). The table
+# times square matrices of size `n` on your machine (best of a few runs), and
+# for your `matmul_2d` also how many times longer it took than in the row above
+# (`x previous`) and its time divided by the `n ** 3` multiply-adds it does
+# (`ns/mul-add`, in nanoseconds).
 
 # %% tags=["nbval-ignore-output"]
 #| calls-exercise
@@ -409,7 +427,9 @@ def best_time(f, repeat=3):
     return best
 
 
-print(f"{'n':>4} {'your matmul_2d':>15} {'stridegrad.array':>17} {'NumPy':>10} {'array / NumPy':>14}")
+print(f"{'n':>4} {'your matmul_2d':>15} {'x previous':>10} {'ns/mul-add':>10} "
+      f"{'stridegrad.array':>17} {'NumPy':>10} {'array / NumPy':>14}")
+previous = None
 for n in (16, 32, 64):
     rows = [[(3 * i + j) % 7 / 7 for j in range(n)] for i in range(n)]
     flat = [v for row in rows for v in row]
@@ -417,27 +437,36 @@ for n in (16, 32, 64):
     t_yours = best_time(lambda: matmul_2d(flat, (n, n), (n, 1), flat, (n, n), (n, 1)))
     t_sa = best_time(lambda: sa.matmul(x_sa, x_sa))
     t_np = best_time(lambda: x_np @ x_np)
-    print(f"{n:>4} {t_yours * 1e3:>12.2f} ms {t_sa * 1e3:>14.2f} ms "
-          f"{t_np * 1e6:>7.1f} µs {t_sa / t_np:>13.0f}x")
+    growth = f"{t_yours / previous:>9.1f}x" if previous else f"{'':>10}"  # vs the row above
+    previous = t_yours
+    print(f"{n:>4} {t_yours * 1e3:>12.2f} ms {growth} {t_yours / n ** 3 * 1e9:>10.0f} "
+          f"{t_sa * 1e3:>14.2f} ms {t_np * 1e6:>7.1f} µs {t_sa / t_np:>13.0f}x")
 
 # %% [markdown]
-# The pure-Python versions grow like `n ** 3`: double `n` and the time grows
-# by about eight (`2 ** 3`), or more once the matrices stop fitting in the
-# CPU's fastest caches. Each multiply-add costs tens of nanoseconds: the
-# interpreter looks up, boxes and unboxes every number. `stridegrad.array` is
-# a few times faster than your triple loop because it gathers each row and
-# column into a list once and hands every dot product to one built-in call
-# whose loop runs in C (`math.sumprod` on Python 3.12+, otherwise
-# `sum(map(operator.mul, row, col))`).
+# The pure-Python versions do `n ** 3` multiply-adds: double `n` and there are
+# eight times as many (`2 ** 3`). Read `x previous` in your table: the time
+# grows at least that much, and often more, because larger lists no longer fit
+# in the CPU's fastest memory (its caches); on a machine that other programs
+# keep busy the growth also jumps from run to run, so run the cell twice before
+# you trust a number. `ns/mul-add` is what one multiply-add costs you in pure
+# Python. Each number is a Python object of its own (lesson 00: 24 bytes for a
+# float, somewhere in memory), so for every multiply-add the interpreter
+# follows pointers to two objects, reads the two numbers out of them
+# ("unboxing"), and wraps the result in a new object ("boxing").
+# `stridegrad.array` is faster than your triple loop (compare the two columns)
+# because it gathers each row and column into a list once and hands every dot
+# product to one built-in call whose loop runs in C (`math.sumprod` on Python
+# 3.12+, otherwise `sum(map(operator.mul, row, col))`).
 #
 # NumPy's time grows far more slowly at these sizes, because much of it is
-# the fixed cost of one call. BLAS keeps the numbers unboxed in contiguous
-# memory and uses SIMD instructions and the cache well, so the gap grows with
-# `n`: from about a hundred times at `n = 16` to a thousand or more at
-# `n = 64` on the machines we measured (your table shows yours), and more
-# again for real layer sizes.
+# the fixed cost of one call. BLAS keeps the numbers as plain 8-byte floats
+# side by side in memory (no objects), multiplies several at once with SIMD
+# instructions (Single Instruction, Multiple Data: one instruction for a short
+# row of numbers) and reuses what is in the caches. The last column is the
+# gap on your machine: as a rule it widens as `n` grows, because the fixed
+# cost counts for less and less.
 #
-# That is why episode 10 runs the same `Tensor` code on NumPy (and on a GPU
+# That is why lesson 10 runs the same `Tensor` code on NumPy (and on a GPU
 # with CuPy), keeping the pure-Python array for what it is good at: showing
 # what happens.
 

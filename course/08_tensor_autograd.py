@@ -1,26 +1,27 @@
 # %% [markdown]
 # # 08 · Tensor autograd
 #
-# In episodes 06 and 07 every number was its own `Value` or `Var`, with a
+# In lessons 06 and 07 every number was its own `Value` or `Var`, with a
 # closure or a node per operation. That is correct, but a 64 × 128 weight
 # matrix would be 8,192 separate nodes. Real libraries record **one node per
 # tensor operation**: `a @ b` is a single node, whatever the sizes, and its
 # backward works on whole arrays at once.
 #
-# The library's `Tensor` keeps episode 07's design B: a tensor is a handle
+# The library's `Tensor` keeps lesson 07's design B: a tensor is a handle
 # with a `grad_fn`, nodes are joined by `next_functions` edges, and leaves
 # collect their gradient through `AccumulateGrad`. The engine does not change
 # either: gradients accumulated, one backward rule per operation, each node
 # run once all its gradients have arrived. What changes is that each
 # rule now receives an *array* of gradients, and must return arrays of exactly
-# the right shapes. This episode is about those shapes.
+# the right shapes. This lesson is about those shapes.
 #
 # **By the end you can**
 #
 # - say what a node saves for backward, and why a second `backward()` fails;
 # - write the backward of `sum` (`sum_backward`), of `max` (`max_backward`)
-#   and of `matmul` (`matmul_backward`, shapes worked out), and read those of
-#   `mean`, elementwise ops, `reshape` and `transpose`, which the lesson shows;
+#   and of `matmul` (`matmul_backward`, shapes worked out), and read the rules
+#   the lesson shows at work for `mean`, three elementwise ops (`*`, `exp`,
+#   `relu`), `reshape` and `transpose`;
 # - sum a gradient back to the shape of a broadcast input (`unbroadcast`), the
 #   step learners miss most often;
 # - check any backward rule against finite differences (`numerical_gradient`,
@@ -55,7 +56,9 @@ def agrees(mine, other, atol=1e-5):
 # Here is a matrix times a column, then a sum. Each result carries a `grad_fn`:
 # the node that knows how to send a gradient back. `next_functions` are the
 # edges to the nodes of the inputs (`AccumulateGrad` is the sink that writes
-# into a leaf's `.grad`).
+# into a leaf's `.grad`). Each edge is a pair, as in PyTorch: the node, and
+# which of that node's outputs the input was. Every node here has one output,
+# so the number is always `0`.
 
 # %%
 a = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
@@ -98,7 +101,7 @@ except RuntimeError as err:
 # to be kept with `retain_graph=True`. (Second derivatives need more than
 # that: the backward pass itself must be recorded as a graph, which PyTorch
 # does with `create_graph=True`; our engine does not.) Note that the gradients **accumulate**: the
-# second pass adds to `.grad`, exactly like a `Value` used twice in episode 06.
+# second pass adds to `.grad`, exactly like a `Value` used twice in lesson 06.
 
 # %%
 x = sg.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -113,10 +116,10 @@ print("after two backwards:", x.grad.numpy().tolist())
 #
 # With a scalar loss $L$ and a tensor $x$, the gradient $\partial L / \partial x$
 # has one entry per entry of $x$: **it has exactly the shape of $x$**. Every
-# backward rule in this episode follows from that one fact plus the chain rule.
+# backward rule in this lesson follows from that one fact plus the chain rule.
 #
 # **Elementwise ops** are the easy case: entry $i$ of the output depends only on
-# entry $i$ of each input, so the scalar rules of episode 06 apply entry by
+# entry $i$ of each input, so the scalar rules of lesson 06 apply entry by
 # entry. `out = a * b` sends `grad * b` to `a` and `grad * a` to `b` (so the node
 # saves both); `exp` sends `grad * exp(x)` (it saves its *output*); `relu`
 # sends `grad` where the output was positive and 0 elsewhere.
@@ -133,8 +136,8 @@ print("d sum(relu(x)) / dx =", x.grad.numpy().tolist())
 # ## Broadcasting, backwards
 #
 # Adding a bias column `c` of shape `(3, 1)` to a `(3, 4)` matrix uses each
-# entry of `c` four times: broadcasting stretched it (episode 04). A value used
-# four times collects four gradients, which add up (episode 06 again). So the
+# entry of `c` four times: broadcasting stretched it (lesson 04). A value used
+# four times collects four gradients, which add up (lesson 06 again). So the
 # gradient of `c` is the `(3, 4)` output gradient **summed along the stretched
 # axis**, back to shape `(3, 1)`.
 #
@@ -195,7 +198,7 @@ except ValueError as err:
 # ## Exercise 1 · `unbroadcast`
 #
 # Write the real thing: given the gradient of a broadcast result and the shape
-# the operand had before broadcasting, return the operand's gradient. Episode
+# the operand had before broadcasting, return the operand's gradient. Lesson
 # 04's rules tell you which two kinds of axes broadcasting makes; each needs
 # summing in its own way. Return an array of exactly `shape` (for
 # `shape == ()` a 0-d array or NumPy number is fine).
@@ -285,7 +288,9 @@ for i in range(3):
 x = sg.tensor([[1.0, 9.0, 9.0], [8.0, 2.0, 0.0]], requires_grad=True)
 (x.max(axis=1) * sg.tensor([10.0, 20.0])).sum().backward()
 print("engine:", x.grad.numpy().tolist())
-print("yours: ", max_backward(x.numpy(), np.array([10.0, 20.0]), axis=1).tolist())
+# a copy: x.numpy() shares the tensor's memory, and a max_backward that wrote into its
+# x would change the tensor too
+print("yours: ", max_backward(x.numpy().copy(), np.array([10.0, 20.0]), axis=1).tolist())
 
 # %%
 #| check: max_backward
@@ -330,7 +335,7 @@ print("grad_b matches the engine:", agrees(gb, b.grad.numpy()), np.shape(gb))
 # ## Reshape and transpose: moving gradients, not changing them
 #
 # `reshape` and `transpose` do not compute anything; they only read the same
-# numbers in another order (episode 02's views). Backward therefore moves each
+# numbers in another order (lesson 02's views). Backward therefore moves each
 # gradient entry back to where its number came from: the gradient of a
 # reshape is reshaped back to the input's shape, and the gradient of a
 # permutation is permuted by the *inverse* permutation. For a plain transpose
@@ -389,11 +394,19 @@ print("max over axis 1:", agrees(max_backward(xm, Gm, axis=1), numerical_gradien
 # %% [markdown]
 # ### `gradcheck` on every op
 #
-# The library's `sg.gradcheck(fn, inputs)` does the same in float64 for
-# Tensor functions: it runs `backward` once, compares every entry with
-# central differences, and raises a table of the worst entries when they
-# disagree. Here it checks every differentiable operation of the episode,
-# broadcasting included.
+# The library's `sg.gradcheck(fn, inputs)` does the same for Tensor
+# functions: it runs `backward` once, compares every entry with central
+# differences, and raises a `GradcheckError` with a table of the worst entries
+# when they disagree (the cell after next shows one). It measures in float64:
+# `sg.tensor`, `sg.randn` and `sg.rand` make float32 tensors unless you ask for
+# another dtype (`dtype=sg.float64`), as PyTorch does, and gradcheck checks
+# float64 copies of them. Here it checks the operations of this lesson,
+# broadcasting included, and a few whose rules the lesson does not derive:
+# `/`, `**`, `log`, `sqrt`, `tanh`, `sigmoid` (each the derivative of a
+# function of numbers, applied entry by entry, like `exp`'s), and slicing, whose backward puts the gradient
+# back into the sliced positions of an array of zeros of the input's shape.
+# Each rule is one short class in `stridegrad/tensor/_nodes.py` (`DivBackward`,
+# `SliceBackward`, ...).
 
 # %%
 sg.manual_seed(0)
@@ -447,6 +460,22 @@ print("largest error of the wrong rule:     ", np.abs(wrong_matmul_grad_a(an, bn
 print("the engine's gradient agrees to 1e-6:", np.abs(at.grad.numpy() - numeric).max() < 1e-6)
 
 # %% [markdown]
+# `sg.gradcheck` catches such a rule with its table. It needs a Tensor function
+# whose backward is wrong, so here is one made wrong on purpose: `t.detach()` is
+# `t`'s numbers without their history (more on it below), so autograd takes
+# that factor of `t * t.detach()` for a constant and finds the gradient `t`,
+# where the central differences measure `2 t`. Each row of the table names the
+# input, the entry, the two gradients and their difference, worst first:
+
+# %%
+sg.manual_seed(0)
+wrong_on_purpose = sg.randn(2, 3, requires_grad=True)
+try:
+    sg.gradcheck(lambda t: t * t.detach(), [wrong_on_purpose])
+except RuntimeError as err:  # a GradcheckError, which is a kind of RuntimeError
+    print(f"{type(err).__name__}: {err}")
+
+# %% [markdown]
 # ## Switching the recording off: `requires_grad`, `no_grad`, `detach`
 #
 # Recording a graph costs time and memory, so the engine records only what
@@ -495,8 +524,9 @@ def softmax_backward(y, grad, axis=-1):
     """The gradient of a softmax with respect to its input, from its output.
 
     ``y = softmax(x, axis)`` (every slice along ``axis`` is positive and sums to
-    1) and ``grad = dL/dy`` have the same shape; returns ``dL/dx``, a new array of
-    that shape. Neither ``y`` nor ``grad`` is changed.
+    1) and ``grad = dL/dy`` have the same shape and float dtype (any rank >= 1,
+    ``axis`` an int, negative too); returns ``dL/dx``, a new array of that shape
+    and dtype. Neither ``y`` nor ``grad`` is changed.
 
     Example:
         >>> softmax_backward(np.array([0.25, 0.75]), np.array([1.0, 0.0]))
@@ -545,6 +575,12 @@ def softmax_backward(y, grad, axis=-1):
 #    to the first one? At a tie `min` has no derivative, so neither is wrong. Work out
 #    by hand what the central difference gives on `[1, 1, 2]`: which of the two rules
 #    does `gradcheck` agree with, and what happens when the two entries are `1e-9` apart?
-# 3. **Memory.** Count the bytes saved by the graph of `relu(x @ W1) @ W2` for a batch of
-#    64 rows, 784 inputs and 128 hidden units. Which saved array could be dropped if
-#    `relu` saved its output instead of its input?
+#    (Make that tensor float64, `sg.tensor([1.0, 1.0 + 1e-9, 2.0], dtype=sg.float64,
+#    requires_grad=True)`: in the default float32, `1 + 1e-9` is exactly 1, a tie again.)
+# 3. **Memory.** Take `relu(x @ W1) @ W2` for a batch `x` of 64 rows of 784 inputs,
+#    `W1` of shape `(784, 128)` and `W2` of shape `(128, 10)`, all float32 (4 bytes a
+#    number). Say each matmul node saves both of its inputs and the relu node saves its
+#    input, `x @ W1`. How many bytes does the graph keep for backward? Now let relu save
+#    its output instead (as stridegrad's `ReluBackward` does, since `d relu` needs only
+#    to know where the output is positive): which array no longer has to be kept, and
+#    how many bytes does that spare?

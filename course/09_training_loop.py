@@ -108,9 +108,14 @@ class Linear(Module):
     """``y = x @ weight.T + bias``: ``(N, in_features) -> (N, out_features)``.
 
     ``weight`` is a Parameter of shape ``(out_features, in_features)``, ``bias``
-    one of shape ``(out_features,)``, both uniform in ``[-k, k]`` with
-    ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so ``sg.manual_seed``
-    makes them reproducible).
+    one of shape ``(out_features,)``, both float32 and uniform in ``[-k, k]``
+    with ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so
+    ``sg.manual_seed`` makes them reproducible; the values themselves are not
+    prescribed, nor which is drawn first).
+    ``parameters()`` lists the two of them. ``forward`` computes with the
+    layer's current ``self.weight`` and ``self.bias`` (set them to other
+    Parameters and it uses those), from Tensor operations, so that gradients
+    reach them and ``x``.
     """
 
     def __init__(self, in_features, out_features):
@@ -159,9 +164,11 @@ print(layer(sg.ones(4, 3)).shape)
 # a much deeper network.)
 #
 # Here is the same network started both ways and trained for one epoch on
-# the digits data we use at the end of this episode. The training uses three
-# things this episode builds further down (the cross-entropy loss, SGD with
-# momentum and the `DataLoader`): take them as black boxes for now. Only the
+# the digits data we use at the end of this lesson. The training uses three
+# things you have not met yet: the cross-entropy loss and SGD with momentum,
+# which this lesson builds further down, and the library's `DataLoader`, which
+# cuts the data into shuffled minibatches and comes ready-made (lesson 00 said
+# so): take them as black boxes for now. Only the
 # initial weights differ between the two runs. Started too large, the loss begins in the hundreds, the first steps
 # are huge, many ReLU units end up never active (a dead unit passes no
 # gradient), and the network is stuck at chance level, about 10 %.
@@ -181,6 +188,7 @@ def deep_mlp(std=None):
     if std is not None:
         for layer in net:
             if isinstance(layer, sg.nn.Linear):
+                # .data: the parameter's numbers, replaced outside the graph (see the optimizers below)
                 layer.weight.data = sg.randn(*layer.weight.shape) * std
     return net
 
@@ -321,7 +329,7 @@ print("shifted:      ", np.exp(z - z.max()) / np.exp(z - z.max()).sum())
 # Write it with Tensor operations only (`max`, `exp`, `sum`, `log`, `-`), so
 # that autograd gives the gradient for free. Reduce along the last axis with
 # `keepdims=True`, so that the `(N, 1)` results line up with the `(N, C)`
-# logits (episode 04's broadcasting, episode 08's un-broadcasting on the way
+# logits (lesson 04's broadcasting, lesson 08's un-broadcasting on the way
 # back).
 
 # %%
@@ -339,11 +347,13 @@ print("shifted:      ", np.exp(z - z.max()) / np.exp(z - z.max()).sum())
 # `logp = log([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]])` and targets `[0, 1]`
 # that is `-(log 0.5 + log 0.8) / 2 = 0.458`.
 #
-# Two things make it less direct than it sounds. Our tensors have no fancy
-# indexing (no `logp[range(N), targets]`), and the gradient must still reach
-# `logp`: `-1/N` at each picked entry, 0 everywhere else. Which Tensor
-# operation can keep one entry per row and zero the others? And why must the
-# result be divided by `N`, not by `N * C`?
+# The gradient must reach `logp`: `-1/N` at each picked entry, 0 everywhere
+# else. Our tensors can pick those entries directly, with integer arrays as
+# indices, `logp[np.arange(N), targets]` (the entry `targets[i]` of each row
+# `i`; its backward adds the gradient into the picked entries), and that is a
+# right answer. The hints take another way, with operations you have already
+# seen: which Tensor operation can keep one entry per row and zero the others?
+# Either way, why must the result be divided by `N`, not by `N * C`?
 #
 # Cross-entropy is the two together: `nll_loss(log_softmax(logits), targets)`.
 
@@ -500,9 +510,13 @@ plt.show()
 # The model is an MLP `64 -> 128 -> 10`: a `Linear`, a ReLU, a `Linear` whose
 # ten outputs are the logits. We train it with minibatches of 32 (a
 # `DataLoader` shuffles the rows every epoch), SGD with momentum 0.9, and
-# cross-entropy. A progress bar counts the batches and the loss curve redraws
-# itself as training runs. (The bar and the live figure are for you to watch;
-# their output differs from run to run, so the notebook tests ignore it.)
+# cross-entropy. A progress bar counts the epochs (ten passes over the training
+# rows) and the loss curve redraws itself as training runs. (The bar and the
+# live figure are for you to watch; their output differs from run to run, so
+# the notebook tests ignore it. Where the bar cannot be drawn, in a page that
+# shows a saved notebook or a notebook reopened without its kernel, it shows
+# the state it was saved with, 0%; the plain line under it, printed when the
+# loop ends, says how far it got.)
 
 # %%
 sg.manual_seed(0)
@@ -547,8 +561,8 @@ plt.show()
 #
 # The same network from what you wrote: your `Linear` twice with a ReLU
 # between, your `log_softmax` and `nll_loss` as the loss, your `sgd_step`
-# inside `MyOptimizer`. Same seed, data, batches and learning rate as above;
-# it takes under a second. Other seeds land between about 0.94 and 0.98, so
+# inside `MyOptimizer`. Same seed, data, batches and learning rate as above.
+# Other seeds land between about 0.94 and 0.98, so
 # the cell prints whether the accuracy is above 0.9 (chance is 0.1) rather
 # than the number itself: the yes or no does not depend on the order in which
 # the CPU's BLAS sums, while the last digits of the accuracy may.

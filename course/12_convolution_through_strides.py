@@ -22,7 +22,7 @@
 # - run im2col backwards, adding overlapping windows up (`col2im`), and say why
 #   that is the backward of the window view;
 # - pool with the same view (`max_pool2d`);
-# - train a CNN on the digits that beats episode 09's MLP with seven times
+# - train a CNN on the digits that beats lesson 09's MLP with seven times
 #   fewer parameters, and look at what its filters learned.
 #
 # As before, each exercise is a function with its contract written: replace the
@@ -41,7 +41,7 @@ import stridegrad.nn.functional as F
 # %% [markdown]
 # ## A digit and its windows
 #
-# Here is the first digit of the data set of episode 09, 8 × 8 pixels with
+# Here is the first digit of the data set of lesson 09, 8 × 8 pixels with
 # values from 0 to 16. A 3 × 3 **window** slides over it: one pixel to the
 # right at a time, and at the end of a row back to the left edge, one pixel
 # down. It fits in 8 - 3 + 1 = 6 places per row and 6 per column, so there
@@ -76,7 +76,7 @@ plt.show()
 # and strides `(8, 1, 8, 1)`: the image's own strides, then the same pair
 # again. Moving to the next window moves one pixel; moving inside a window
 # moves one pixel too. Neighbouring windows share cells, which is why this
-# view reads some storage cells nine times (episode 02 warned about
+# view reads some storage cells nine times (lesson 02 warned about
 # overlapping views: never write through one).
 #
 # Windows that jump by `(sh, sw)` pixels multiply the first pair by the step:
@@ -104,7 +104,7 @@ plt.show()
 # the layout of the view of all its windows: the leading axes (channels, a
 # batch) keep their sizes and strides, the image axes become the window
 # counts, and the window axes are appended. Strides are in **elements**, as in
-# episode 02, and may be anything (a transposed image too).
+# lesson 02, and may be anything (a transposed image too).
 
 # %%
 #| exercise: stridegrad.course.reference_conv.window_layout
@@ -155,8 +155,8 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 #
 # That is the window view `(C, OH, OW, kh, kw)` with its axes permuted to
 # `(C, kh, kw, OH, OW)` and reshaped to `(C * kh * kw, OH * OW)`. The permute
-# is free (episode 02); the reshape cannot be a view when the windows overlap
-# (episode 02's `reshape_strides` would say `None`), so this is the one place
+# is free (lesson 02); the reshape cannot be a view when the windows overlap
+# (lesson 02's `reshape_strides` would say `None`), so this is the one place
 # where the data is copied: up to `kh * kw` times the image (324 numbers for
 # the digit's 64 here, 9 times as many with padding that keeps the size). In
 # some layouts the reshape *can* be a view: a 1 × 1 kernel, or a single window
@@ -268,13 +268,13 @@ except ValueError as err:
 # %% [markdown]
 # ## The backward: col2im, a scatter-add
 #
-# Write the layer as `out = W @ cols`. Episode 08's matmul rule gives both
+# Write the layer as `out = W @ cols`. Lesson 08's matmul rule gives both
 # gradients at once: `dW = dout @ cols.T` and `dcols = W.T @ dout`. The input
 # gradient needs one step more, from `dcols` back to `dx`.
 #
 # Each entry of `cols` is a copy of one pixel; a pixel inside the image was
 # copied into up to `kh * kw` columns (one per window that covers it). A value
-# used several times gets the **sum** of the gradients of its uses (episode
+# used several times gets the **sum** of the gradients of its uses (lesson
 # 06). So `dx` is built by walking `dcols` like `cols` was built and
 # **adding** each entry to the pixel it came from. That is **col2im**, a
 # scatter-add: where windows overlap, the contributions add up; a pixel no
@@ -338,7 +338,7 @@ print("<im2col(x), g> =", np.sum(im2col(x_r, (3, 3), (2, 2)) * g_r),
 #
 # Its backward sends each window's gradient to the pixel that held the
 # maximum (the others did not change the output). The library does that with
-# the same view: `max` over two axes has a backward already (episode 08), and
+# the same view: `max` over two axes has a backward already (lesson 08), and
 # the window view's backward is col2im.
 
 # %% [markdown]
@@ -372,9 +372,9 @@ plt.show()
 # `sg.nn.Flatten` (the same window view, im2col and matmul, with autograd).
 # Our CNN is one convolution with 8 filters of 3 × 3, ReLU, a 2 × 2 max-pool
 # and a linear layer: `(N, 1, 8, 8) -> (N, 8, 8, 8) -> (N, 8, 4, 4) -> 128 ->
-# 10`. Episode 09's MLP `64 -> 128 -> 10` is trained next to it, on the same
+# 10`. Lesson 09's MLP `64 -> 128 -> 10` is trained next to it, on the same
 # split, with the same loader and optimizer (SGD with momentum 0.9 and a
-# learning rate that decays along a cosine, from episode 09's 0.05 for the
+# learning rate that decays along a cosine, from lesson 09's 0.05 for the
 # MLP and from 0.1 for the CNN), for 8 epochs each.
 #
 # We train in `float64` so that the result is the same on every CPU: in
@@ -500,6 +500,8 @@ def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
     ``conv2d(x, weight, None, stride, padding)`` has), ``weight_shape = (OC, C,
     kh, kw)`` -> a new ``(OC, C, kh, kw)`` array: the gradient with respect to
     ``weight`` of ``np.sum(grad_out * conv2d(x, weight, None, stride, padding))``.
+    ``x`` and ``grad_out`` (any layout: views too) share one float dtype, which
+    the result keeps; ``stride`` and ``padding`` are ints, the same for both axes.
 
     Raises:
         ValueError: naming both shapes, if ``grad_out`` does not have the shape of
@@ -577,7 +579,7 @@ print("window (2, 3) is digit[2:5, 3:6]:", np.array_equal(view[2, 3], digit[2:5,
 # ## Going further
 #
 # 1. **Batch it.** Make `im2col` take `(N, C, H, W)` and give `(N, C * kh *
-#    kw, OH * OW)`, then `conv2d` a batch with one batched matmul (episode 05).
+#    kw, OH * OW)`, then `conv2d` a batch with one batched matmul (lesson 05).
 #    `stridegrad/nn/conv.py` does exactly this; compare.
 # 2. **The bias gradient, and all three checked.** The stretch gave the
 #    weight's gradient. What is the bias's? Check your input, weight and bias

@@ -99,7 +99,9 @@ def test_an_mse_of_nothing_that_returns_0_is_told_why():
             return total / max(len(pred), 1)
     """)
     result = run_checkpoint(CP, ns, exercise="mse")
-    assert [r.test for r in result.rows if not r.passed] == ["empty_is_an_error"]
+    assert [r.test for r in result.rows if not r.passed] == ["empty_is_an_error",
+                                                             "mse_on_generated_inputs"]
+    assert result.row("mse_on_generated_inputs").call == "mse([], [])"
     row = result.row("empty_is_an_error")
     assert row.got == "returned 0.0"
     assert "undefined (0 / 0)" in row.diagnosis and "ValueError" in row.diagnosis

@@ -120,10 +120,12 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x: np.ndarray,
                        eps: float = 1e-6) -> np.ndarray:
     """The gradient of ``f`` at ``x`` by central differences, one entry at a time.
 
-    ``f`` maps an array of ``x``'s shape to a number; ``x`` is a float array.
-    Entry ``i`` of the result is ``(f(x + eps e_i) - f(x - eps e_i)) / (2 eps)``.
-    ``x`` may be changed while the function runs; when it returns, ``x`` holds
-    exactly the values it had (bit for bit).
+    ``f`` maps an array of ``x``'s shape to a number; ``x`` is a float array
+    (float64 or float32) of any shape, 0-d and size 0 included, and any layout
+    (a transposed, stepped or reversed view). Returns a new float64 array of
+    ``x``'s shape, whose entry ``i`` is ``(f(x + eps e_i) - f(x - eps e_i)) /
+    (2 eps)``. ``x`` may be changed while the function runs; when it returns,
+    ``x`` holds exactly the values it had (bit for bit).
     """
     grad = np.zeros(x.shape)
     for idx in np.ndindex(*x.shape):
@@ -144,9 +146,11 @@ def log_softmax(x: sg.Tensor) -> sg.Tensor:
     """``log(softmax(x))`` along the last axis, from Tensor ops, stable for large logits.
 
     ``(N, C)`` logits -> ``(N, C)`` log-probabilities (any number of leading
-    axes works the same way). Stable: logits of 1000 give finite answers, no
-    overflow. The result must be a Tensor built from Tensor operations, so that
-    gradients flow back to ``x``.
+    axes works the same way, none included: a ``(C,)`` vector is one row), for
+    ``C >= 1`` and leading sizes >= 1. Stable: logits of 1000 give finite
+    answers, no overflow. The result must be a new Tensor of ``x``'s shape and
+    dtype, built from Tensor operations, so that gradients flow back to ``x``;
+    ``x`` itself is not changed.
     """
     shifted = x - x.max(axis=-1, keepdims=True)
     return shifted - shifted.exp().sum(axis=-1, keepdims=True).log()
@@ -155,8 +159,11 @@ def log_softmax(x: sg.Tensor) -> sg.Tensor:
 def nll_loss(logp: sg.Tensor, targets) -> sg.Tensor:
     """Mean negative log-likelihood: ``(N, C)`` log-probabilities, ``(N,)`` int targets -> ``()``.
 
-    The mean over the ``N`` rows of ``-logp[i, targets[i]]``, as a Tensor built
-    from Tensor operations, so that gradients flow back to ``logp``.
+    ``targets`` holds ``N >= 1`` class indices in ``[0, C)``, as a list of ints
+    or a NumPy int array. The mean over the ``N`` rows of ``-logp[i, targets[i]]``,
+    as a Tensor of shape ``()`` and of ``logp``'s dtype, built from Tensor
+    operations, so that gradients flow back to ``logp``; neither argument is
+    changed.
     """
     n, c = logp.shape
     onehot = sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)

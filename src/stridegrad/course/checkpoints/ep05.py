@@ -2,15 +2,23 @@
 ``line_grads``.
 
 Each test needs only the function it tests. The answers are written out by
-hand (the arithmetic is in the hints), never computed with the library.
+hand (the arithmetic is in the hints), never computed with the library. After
+them, each exercise's contract judges it on generated
+inputs against the lesson's own solution; ``linear_model``'s through a scenario
+that also watches its calls to ``matmul_2d`` and ``mse``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import random
 
+from hypothesis import strategies as st
+
+from stridegrad.course.checkpoints._layouts import call
 from stridegrad.course.checks import Checkpoint, CheckFailure, expect
+from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
 
@@ -20,6 +28,103 @@ checkpoint = Checkpoint("05_matmul_and_a_loss", "matmul and a loss")
 # A @ B = [[1*7 + 2*9 + 3*11, 1*8 + 2*10 + 3*12], [4*7 + 5*9 + 6*11, 4*8 + 5*10 + 6*12]]
 #       = [[58, 64], [139, 154]]
 A, B, AB = [1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12], [58, 64, 139, 154]
+
+# ------------------------------------------------------------------ generated inputs
+
+# Drawn toward what learners get wrong here: sizes 0, 1 and unequal sizes (n, k and m
+# all different: a square matrix hides which size is which), strides of transposed,
+# stepped and broadcast views (0), storage shared by both operands, ints and floats
+# of very different scales (multiples of 1/8: every order of summation is exact).
+
+
+def _numbers(draw, n: int, kind: str | None = None) -> list:
+    """``n`` numbers: small ints, or multiples of 1/8 of one scale (1, 1024 or 1/64);
+    now and then all zeros. One draw for them all (a draw per number is slow)."""
+    kind = kind or draw(st.sampled_from(["int", "float"]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    if seed % 10 == 0:
+        return [0 if kind == "int" else 0.0] * n
+    rng = random.Random(seed)
+    if kind == "int":
+        return [rng.randint(-9, 9) for _ in range(n)]
+    scale = rng.choice([1.0, 1024.0, 1 / 64])
+    return [rng.randint(-64, 64) / 8 * scale for _ in range(n)]
+
+
+def _row_major(shape: tuple) -> tuple:
+    out, step = [], 1
+    for d in reversed(shape):
+        out.insert(0, step)
+        step *= max(d, 1)
+    return tuple(out)
+
+
+@st.composite
+def _strided(draw, shape: tuple, kind: str | None = None, storage: list | None = None):
+    """``(storage, strides)`` of a view of ``shape`` starting at position 0: the strides
+    of a fresh array, of a transpose (any order of the axes), of a stepped slice, with
+    axes broadcast (stride 0), or any strides from 0 to 4. ``storage``: read that list
+    (made longer if it must be), so that two operands share one."""
+    style = draw(st.sampled_from(["contiguous", "permuted", "stepped", "broadcast", "any"]))
+    if style == "contiguous":
+        strides = _row_major(shape)
+    elif style == "permuted":
+        perm = draw(st.permutations(range(len(shape))))
+        base = _row_major(tuple(shape[p] for p in perm))
+        strides = tuple(base[perm.index(k)] for k in range(len(shape)))
+    elif style == "stepped":
+        steps = [draw(st.integers(1, 2)) for _ in shape]
+        big = _row_major(tuple(d * s for d, s in zip(shape, steps)))
+        strides = tuple(b * s for b, s in zip(big, steps))
+    elif style == "broadcast":
+        zero = [draw(st.booleans()) for _ in shape]
+        base = _row_major(tuple(1 if z else d for d, z in zip(shape, zero)))
+        strides = tuple(0 if z else s for s, z in zip(base, zero))
+    else:
+        strides = tuple(draw(st.integers(0, 4)) for _ in shape)
+    need = 0 if 0 in shape else sum((d - 1) * s for d, s in zip(shape, strides)) + 1
+    if storage is None:
+        storage = _numbers(draw, need + draw(st.integers(0, 2)), kind)
+    elif len(storage) < need:
+        storage.extend(_numbers(draw, need - len(storage), kind))
+    return storage, strides
+
+
+@st.composite
+def _products(draw, rank: int, mismatch: str = ""):
+    """The six arguments of matmul_2d (rank 2) or batched_matmul (rank 3): ``mismatch``
+    "inner" or "batch" makes those sizes differ. Storage of ints when k = 0: an empty
+    dot product is the int 0 (0.0 over float storage would be as right)."""
+    sizes = [draw(st.integers(0, 4 if rank == 2 else 3)) for _ in range(4)]
+    batch, n, k, m = sizes if rank == 3 else [None, *sizes[1:]]
+    k2 = k
+    if mismatch == "inner":
+        k2 = draw(st.integers(0, 4).filter(lambda v: v != k))
+    batch2 = batch
+    if mismatch == "batch":
+        batch2 = draw(st.integers(0, 3).filter(lambda v: v != batch))
+    a_shape = (n, k) if rank == 2 else (batch, n, k)
+    b_shape = (k2, m) if rank == 2 else (batch2, k2, m)
+    kind = "int" if k == 0 else None
+    a, a_strides = draw(_strided(a_shape, kind))
+    shared = a if draw(st.integers(0, 3)) == 0 else None  # b read from a's storage
+    b, b_strides = draw(_strided(b_shape, kind, shared))
+    return call(a, a_shape, a_strides, b, b_shape, b_strides)
+
+
+def _both_shapes(a, a_shape, a_strides, b, b_shape, b_strides):
+    return (a_shape, b_shape)
+
+
+@st.composite
+def _pairs_of_lists(draw, same_length: bool = True, low: int = 1):
+    """Two lists of numbers (ints, or floats of very different scales, each list its
+    own): of one length from ``low`` to 6, or of two lengths."""
+    n = draw(st.integers(low, 6))
+    n2 = n if same_length else draw(st.integers(0, 6).filter(lambda v: v != n))
+    first = _numbers(draw, n)
+    second = list(first) if n == n2 and draw(st.integers(0, 5)) == 0 else _numbers(draw, n2)
+    return first, second
 
 # ------------------------------------------------------------------ matmul_2d
 
@@ -73,6 +178,11 @@ def inner_sizes_must_match(matmul_2d):
 @checkpoint.test("matmul_2d", hint="With k = 0 every dot product is an empty sum: 0.")
 def empty_inner_dimension(matmul_2d):
     expect(matmul_2d, [], (2, 0), (1, 1), [], (0, 3), (3, 1), returns=[0, 0, 0, 0, 0, 0])
+
+
+checkpoint.contract("matmul_2d", valid=_products(2), invalid=[
+    Invalid(_products(2, "inner"), ValueError, "products whose inner sizes differ",
+            naming=_both_shapes)])
 
 
 # ------------------------------------------------------------------ batched_matmul
@@ -142,6 +252,13 @@ def empty_batch(batched_matmul):
     expect(batched_matmul, [], (0, 2, 2), (4, 2, 1), [], (0, 2, 2), (4, 2, 1), returns=[])
 
 
+checkpoint.contract("batched_matmul", valid=_products(3), invalid=[
+    Invalid(_products(3, "inner"), ValueError, "batches whose inner sizes differ",
+            naming=_both_shapes),
+    Invalid(_products(3, "batch"), ValueError, "batches of two sizes",
+            naming=_both_shapes)])
+
+
 # ------------------------------------------------------------------ mse
 
 @checkpoint.test("mse", hint="Perfect predictions: every error is 0, so the mean is 0.0.")
@@ -185,6 +302,12 @@ def empty_is_an_error(mse):
     expect(mse, [], [], raises=ValueError)
 
 
+checkpoint.contract("mse", valid=_pairs_of_lists().map(lambda p: call(*p)), invalid=[
+    Invalid(_pairs_of_lists(same_length=False).map(lambda p: call(*p)), ValueError,
+            "lists of two lengths"),
+    Invalid(st.just(call([], [])), ValueError, "empty lists")])
+
+
 # ------------------------------------------------------------------ line_grads
 
 @checkpoint.test("line_grads", hint="When the line fits every point, every residual is 0, so "
@@ -224,6 +347,19 @@ def general_case(line_grads):
 @checkpoint.test("line_grads", hint="Different numbers of xs and ys: raise ValueError.")
 def lengths_must_match_too(line_grads):
     expect(line_grads, 1.0, 0.0, [1.0, 2.0], [1.0], raises=ValueError)
+
+
+@st.composite
+def _lines(draw, same_length: bool = True, empty: bool = False):
+    w, b = (draw(st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -1.25, 2.0, 100.0])))
+            for _ in range(2))
+    xs, ys = ([], []) if empty else draw(_pairs_of_lists(same_length))
+    return call(w, b, xs, ys)
+
+
+checkpoint.contract("line_grads", valid=_lines(), invalid=[
+    Invalid(_lines(same_length=False), ValueError, "xs and ys of two lengths"),
+    Invalid(_lines(empty=True), ValueError, "no points")])
 
 
 # ------------------------------------------------------------------ stretch: linear_model
@@ -286,10 +422,11 @@ def _as_tuple(value):
     return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
-def _calls_while(fn, names, *args):
+def _calls_while(fn, names, *args, record=False):
     """Call ``fn(*args)`` and return the positional arguments of every call it makes
     to the functions ``names`` of its own namespace (restored afterwards). A
-    NotImplementedError (a stub) passes through; so does any other error."""
+    NotImplementedError (a stub) passes through; so does any other error.
+    ``record``: what ``fn`` returned too, under ``"result"``."""
     scope = inspect.unwrap(fn).__globals__
     calls = {name: [] for name in names}
     saved = {name: scope[name] for name in names if callable(scope.get(name))}
@@ -312,9 +449,11 @@ def _calls_while(fn, names, *args):
     try:
         for name, real in saved.items():
             scope[name] = recorder(name, real)
-        fn(*args)
+        result = fn(*args)
     finally:
         scope.update(saved)
+    if record:
+        calls["result"] = result
     return calls
 
 
@@ -329,3 +468,45 @@ def leaves_the_inputs_alone(linear_model):
     if changed:
         raise CheckFailure("linear_model([4, 3, 2], (1, 3), [0.5, -1, 2], 0.5, [2.5])",
                            "x, w and y as they were", "; ".join(changed))
+
+
+def _linear_model_seen(linear_model, x, x_shape, w, b, y):
+    """A scenario: what ``linear_model(x, x_shape, w, b, y)`` returns, and whether it
+    did as the docstring says, watched through the calls it makes to the
+    ``matmul_2d`` and ``mse`` of its own namespace: the result alone when it read
+    ``x`` itself as ``(D, N)`` with strides ``(1, D)`` and called ``mse``, else the
+    result and what it did not do."""
+    calls = _calls_while(linear_model, ("matmul_2d", "mse"), x, x_shape, w, b, y,
+                         record=True)
+    result = calls["result"]
+    n, d = x_shape
+    transposed = any(len(a) == 6 and a[0] is x and _as_tuple(a[1]) == (d, n)
+                     and _as_tuple(a[2]) == (1, d) for a in calls["matmul_2d"])
+    missing = []
+    if not transposed:
+        missing.append(f"no call to matmul_2d read x itself as ({d}, {n}) with strides "
+                       f"(1, {d}), X transposed")
+    if not calls["mse"]:
+        missing.append("no call to mse")
+    return (result, *missing) if missing else result
+
+
+@st.composite
+def _linear_models(draw, bad: str = ""):
+    """X of N rows and D inputs (1 to 4 each), often N != D; ``bad``: "w" or "y" of
+    another length than X asks for. (D = 0 is allowed too, but as the smallest case it
+    would be the row shown for every mistake, the least telling one.)"""
+    n, d = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    x = _numbers(draw, n * d)
+    nw = draw(st.integers(0, 5).filter(lambda v: v != d)) if bad == "w" else d
+    ny = draw(st.integers(0, 5).filter(lambda v: v != n)) if bad == "y" else n
+    b = draw(st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -1.25, 64.0])))
+    return call(x, (n, d), _numbers(draw, nw), b, _numbers(draw, ny))
+
+
+checkpoint.contract("linear_model", valid=_linear_models(), stretch=True,
+                    scenario=_linear_model_seen, invalid=[
+                        Invalid(_linear_models("w"), ValueError, "w of another length than "
+                                "X has columns"),
+                        Invalid(_linear_models("y"), ValueError, "y of another length than "
+                                "X has rows")])

@@ -9,6 +9,7 @@ wrong library. Each test needs only the function it tests.
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -460,6 +461,96 @@ def numerical_gradient_one_entry_at_a_time(numerical_gradient):
              [5, 2, 3], "lambda x: x[0] * x[1] + 3 * x[2]")
 
 
+# The functions f of the contract read x's numbers in index order (whatever its
+# layout) as Python floats and sum them in that order: f's value depends on x's
+# values alone, so a right answer that nudges a copy, or x itself, gets the very
+# same numbers as the reference.
+
+
+def _in_index_order(v) -> list:
+    return np.asarray(v, dtype=np.float64).ravel().tolist()
+
+
+def sum_of_squares(v) -> float:
+    return sum(t * t for t in _in_index_order(v))
+
+
+def sum_of_cubes(v) -> float:
+    return sum(t ** 3 for t in _in_index_order(v))
+
+
+def weighted_by_position(v) -> float:
+    """sum(w[k] * v[k]) with weights -2, -1, 0, 1, 2, -2, ... in index order."""
+    return sum((k % 5 - 2) * t for k, t in enumerate(_in_index_order(v)))
+
+
+def neighbours_multiplied(v) -> float:
+    """v[0] * v[1] + v[1] * v[2] + ... in index order, plus the sum of the v[k]."""
+    values = _in_index_order(v)
+    return sum(a * b for a, b in zip(values, values[1:])) + sum(values)
+
+
+def sines_by_position(v) -> float:
+    return sum(math.sin(t) * (k + 1) for k, t in enumerate(_in_index_order(v)))
+
+
+_FUNCTIONS = [sum_of_squares, sum_of_cubes, weighted_by_position, neighbours_multiplied,
+              sines_by_position]
+
+
+@st.composite
+def _laid_out(draw, a: np.ndarray) -> np.ndarray:
+    """``a``'s values as a fresh array, or as a transposed, stepped (every other row of
+    a larger array) or reversed view."""
+    style = draw(st.sampled_from(["fresh", "transposed", "stepped", "reversed"])
+                 if a.ndim >= 2 else st.sampled_from(["fresh", "reversed"]))
+    if style == "transposed":
+        return np.ascontiguousarray(np.swapaxes(a, -1, -2)).swapaxes(-1, -2)
+    if style == "stepped":
+        big = np.zeros(a.shape[:-2] + (2 * a.shape[-2], a.shape[-1]), dtype=a.dtype)
+        big[..., ::2, :] = a
+        return big[..., ::2, :]
+    if style == "reversed" and a.ndim:
+        return np.ascontiguousarray(a[..., ::-1])[..., ::-1]
+    return a.copy()
+
+
+@st.composite
+def _numerical_gradients(draw):
+    """x of rank 0 to 4 (at most 24 numbers: sizes 0, 1 and unequal), multiples of 1/8
+    between -4 and 4, float64 or float32, fresh or a view; f one of the functions
+    above; eps left out (1e-6) or given, by position or by name. For float32 only eps
+    a power of two: x + eps is then exact in float32 too, as it is in float64, so a
+    right answer that nudges a float64 copy is not told apart by its rounding."""
+    shape = draw(shapes(0, 4, max_side=3).filter(lambda s: int(np.prod(s)) <= 24))
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = draw(_laid_out(np.array(rng.integers(-32, 33, size=shape) / 8.0, dtype=dtype)))
+    f = draw(st.sampled_from(_FUNCTIONS))
+    if dtype == np.float64:
+        eps = draw(st.sampled_from([None, 1e-3, 1e-4, 2.0 ** -10]))
+    else:
+        eps = draw(st.sampled_from([2.0 ** -6, 2.0 ** -10]))
+    if eps is None:
+        return call(f, x)
+    return call(f, x, eps) if draw(st.booleans()) else call(f, x, eps=eps)
+
+
+def _bit_for_bit(numerical_gradient, f, x, *args, **kwargs):
+    """A scenario: what numerical_gradient returns, and whether x is the same
+    afterwards bit for bit (a contract compares numbers within a tolerance, and one
+    rounding step off is within it), else x before and after at full precision."""
+    before = x.copy()
+    result = numerical_gradient(f, x, *args, **kwargs)
+    if x.shape == before.shape and x.dtype == before.dtype and x.tobytes() == before.tobytes():
+        return result, "x as it was, bit for bit"
+    return result, (f"x is now {np.asarray(x).tolist()!r}, not {before.tolist()!r} "
+                    "(at full precision)")
+
+
+checkpoint.contract("numerical_gradient", valid=_numerical_gradients(), scenario=_bit_for_bit)
+
+
 # ------------------------------------------------------------------ stretch: softmax_backward
 
 
@@ -517,3 +608,34 @@ def along_axis_zero(softmax_backward):
                  hint_for=("changes grad in place",))
 def leaves_y_and_grad_alone(softmax_backward):
     _unchanged(softmax_backward, _a([0.5, 0.5], [0.2, 0.8]), _a([1, 0], [0, 1]))
+
+
+@st.composite
+def _softmax_backwards(draw):
+    """y: every slice along ``axis`` positive and summing to 1 (sixteenths), grad
+    multiples of 1/8 (every product and sum is then exact, in float32 too, in any
+    order); rank 1 to 4, the softmax axis of size 1 to 4 and the others 0 to 3 (often
+    unequal), axis left out (-1) or given, negative too; float64 or float32; each a
+    fresh array or a view."""
+    ndim = draw(st.integers(1, 4))
+    axis = draw(st.integers(-ndim, ndim - 1))
+    shape = list(draw(shapes(ndim, ndim, max_side=3)))
+    shape[axis] = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c = shape[axis]
+    rest = [d for k, d in enumerate(shape) if k != axis % ndim]
+    lanes = int(np.prod(rest))
+    counts = np.empty((lanes, c))
+    for r in range(lanes):  # c positive parts of 16
+        cuts = np.sort(rng.choice(np.arange(1, 16), size=c - 1, replace=False))
+        counts[r] = np.diff(np.concatenate([[0], cuts, [16]]))
+    y = np.moveaxis((counts / 16).reshape(*rest, c), -1, axis % ndim)
+    grad = rng.integers(-16, 17, size=shape) / 8.0
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    y, grad = draw(_laid_out(y.astype(dtype))), draw(_laid_out(grad.astype(dtype)))
+    if axis == -1 and draw(st.booleans()):
+        return call(y, grad)
+    return call(y, grad, axis) if draw(st.booleans()) else call(y, grad, axis=axis)
+
+
+checkpoint.contract("softmax_backward", valid=_softmax_backwards(), stretch=True)

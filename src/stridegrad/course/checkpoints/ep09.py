@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from stridegrad.course.checkpoints._arrays import same_array
 from stridegrad.course.checkpoints._images import images
-from stridegrad.course.checkpoints._layouts import shapes
+from stridegrad.course.checkpoints._layouts import call, shapes
 from stridegrad.course.checkpoints._arrays import show as _show
 from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
 from stridegrad.course.contracts import Call
@@ -49,6 +49,60 @@ def _call(call: str, fn, *args, **kwargs):
 
 def _t(data, requires_grad=False):
     return sg.tensor(np.asarray(data, dtype=np.float32), requires_grad=requires_grad)
+
+
+# Tensor exercises are judged through scenarios: a case is plain NumPy arrays; the
+# scenario makes the Tensors, runs the function, backpropagates a fixed upstream
+# gradient and returns what it saw, as plain data. Values are compared on a float64
+# run (exp and log round differently in every order of the operations, and float32
+# would tell right answers apart); a float32 case also runs in float32, for the dtype
+# of the result.
+
+
+def _upstream(shape: tuple) -> np.ndarray:
+    """A fixed upstream gradient of ``shape``: -1, 1.5, 0.5, ... (rows do not sum to 0)."""
+    size = int(np.prod(shape))
+    return (((np.arange(size) * 5) % 7 - 2) / 2.0).reshape(shape)
+
+
+def _tensor_seen(out: Any) -> Any:
+    """What a Tensor exercise returned: its values, or what it was instead."""
+    if not isinstance(out, sg.Tensor):
+        return f"a {type(out).__name__}, not a Tensor"
+    return out.numpy().astype(np.float64)
+
+
+def _grad_of(t: Any, name: str) -> Any:
+    if t.grad is None:
+        return f"None: backward never reached {name} (no Tensor operations from it)"
+    return t.grad.numpy().astype(np.float64)
+
+
+def _run_tensor_function(fn, arrays: list, rest: tuple, upstream, names: list) -> dict:
+    """Call ``fn(*tensors, *rest)`` with a Tensor of each of ``arrays`` (float64, needing
+    grad), backpropagate ``upstream(shape of the result)`` and return the result's
+    values, each input's gradient, and each input's values if the call changed them
+    (``names``: the inputs' names)."""
+    tensors = [sg.tensor(a.astype(np.float64), requires_grad=True) for a in arrays]
+    out = fn(*tensors, *rest)
+    seen = {"returned": _tensor_seen(out)}
+    if isinstance(out, sg.Tensor):
+        if out.requires_grad:
+            (out * sg.tensor(upstream(tuple(out.shape)))).sum().backward()
+            for name, t in zip(names, tensors):
+                seen[f"{name}.grad"] = _grad_of(t, name)
+        else:
+            seen["grad"] = "none: the result is not connected to the graph (requires_grad False)"
+    for name, a, t in zip(names, arrays, tensors):
+        if not np.array_equal(t.numpy(), a.astype(np.float64)):
+            seen[f"{name} after the call"] = t.numpy().copy()
+    return seen
+
+
+def _dtype_seen(fn, arrays: list, rest: tuple) -> str:
+    """The dtype of ``fn``'s result on Tensors of ``arrays`` in their own dtypes."""
+    out = fn(*(sg.tensor(a, requires_grad=True) for a in arrays), *rest)
+    return str(out.numpy().dtype) if isinstance(out, sg.Tensor) else type(out).__name__
 
 
 # ------------------------------------------------------------------ Linear
@@ -180,6 +234,90 @@ def linear_gradients_reach_parameters(Linear):
     _same("bias.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", lin.bias.grad, [5.0, 5.0])
 
 
+# The contract of Linear is a scenario: a case is Linear(in_features, out_features),
+# and the scenario looks at the layer it makes (the two Parameters, their shapes and
+# dtype, parameters()), at its initial values (the same after the same seed; on a
+# layer with 256 outputs, where every right draw is near the expected spread by a
+# wide margin: within [-k, k], about half negative, spread as a uniform on [-k, k]),
+# and at forward and backward with weight and bias set to known small integers,
+# exact in float32 in every order of the sums. Every part of it is fixed by the
+# docstring; the values drawn are not (another order of the draws is as right).
+
+
+def _param_seen(p: Any) -> str:
+    if p is None:
+        return "missing"
+    kind = type(p).__name__
+    if not isinstance(p, sg.Tensor):
+        return f"a {kind}, not a Parameter"
+    return f"{kind} of shape {tuple(p.shape)}, {p.numpy().dtype}"
+
+
+def _init_seen(name: str, p: Any, k: float, in_features: int) -> str:
+    """How the values of one Parameter of a wide layer are spread, in words: uniform on
+    [-k, k], or what is wrong with them."""
+    if not isinstance(p, sg.Tensor):
+        return "not a Tensor"
+    a = p.numpy().astype(np.float64).ravel()
+    big = float(np.abs(a).max())
+    if big > k * (1 + 1e-6):
+        return (f"{name} reaches {big:.4g}, past k = 1/sqrt({in_features}) = {k:.4g}")
+    negative = float((a < 0).mean())
+    if not 0.3 <= negative <= 0.7:
+        return f"{name}: {negative:.0%} of its {a.size} values negative, not about half"
+    spread = float(a.std())
+    if not 0.45 * k <= spread <= 0.7 * k:
+        return (f"{name}: standard deviation {spread:.4g}, not about k/sqrt(3) = "
+                f"{k / np.sqrt(3):.4g} (uniform on [-k, k])")
+    return f"{name} uniform on [-k, k]"
+
+
+def _small_ints(shape: tuple, start: int) -> np.ndarray:
+    size = int(np.prod(shape))
+    return (((np.arange(size) * 3 + start) % 7) - 3).reshape(shape).astype(np.float32)
+
+
+def _linear_seen(Linear, in_features, out_features):
+    """A scenario: the layer Linear(in_features, out_features) makes, its initial
+    values, and forward and backward through it (see above)."""
+    seed = 7 * in_features + out_features
+    sg.manual_seed(seed)
+    lin = Linear(in_features, out_features)
+    weight, bias = getattr(lin, "weight", None), getattr(lin, "bias", None)
+    seen = {"weight": _param_seen(weight), "bias": _param_seen(bias)}
+    named = {id(weight): "weight", id(bias): "bias"}
+    seen["parameters()"] = sorted(named.get(id(p), type(p).__name__)
+                                  for p in lin.parameters())
+    sg.manual_seed(seed)
+    again = Linear(in_features, out_features)
+    same = all(isinstance(getattr(m, n, None), sg.Tensor) for m in (lin, again)
+               for n in ("weight", "bias")) and all(
+        np.array_equal(getattr(lin, n).numpy(), getattr(again, n).numpy())
+        for n in ("weight", "bias"))
+    seen["after the same seed"] = "the same values" if same else "other values"
+    sg.manual_seed(seed)
+    wide = Linear(in_features, 256)
+    k = 1.0 / np.sqrt(in_features)
+    seen[f"Linear({in_features}, 256)"] = [
+        _init_seen(n, getattr(wide, n, None), k, in_features) for n in ("weight", "bias")]
+    # forward and backward with known parameters, on N rows
+    n = 1 + (in_features + out_features) % 3
+    lin.weight = Parameter(_small_ints((out_features, in_features), 1))
+    lin.bias = Parameter(_small_ints((out_features,), 2))
+    x = sg.tensor(_small_ints((n, in_features), 0), requires_grad=True)
+    out = lin(x)
+    seen["forward"] = _tensor_seen(out)
+    if isinstance(out, sg.Tensor) and out.requires_grad:
+        (out * sg.tensor(_upstream(tuple(out.shape)).astype(np.float32))).sum().backward()
+        for name, t in (("weight", lin.weight), ("bias", lin.bias), ("x", x)):
+            seen[f"{name}.grad"] = _grad_of(t, name)
+    return seen
+
+
+checkpoint.contract("Linear", scenario=_linear_seen, cases=16, valid=st.tuples(
+    st.integers(1, 4), st.integers(1, 4)).map(lambda io: call(*io)))
+
+
 # ------------------------------------------------------------------ log_softmax
 
 
@@ -249,6 +387,44 @@ def log_softmax_gradient(log_softmax):
           [[0.5, -0.5]])
 
 
+def _log_softmax_seen(log_softmax, x):
+    """A scenario: log_softmax on x as a Tensor (values, gradient of a fixed upstream,
+    x unchanged), and the dtype of its result for x's own dtype."""
+    seen = _run_tensor_function(log_softmax, [x], (), _upstream, ["x"])
+    if x.dtype != np.float64:
+        seen["dtype"] = _dtype_seen(log_softmax, [x], ())
+    return seen
+
+
+@st.composite
+def _logits(draw):
+    """Logits of shape (..., C): 0 to 3 leading axes of sizes 1 to 3 (leading sizes and C
+    often unequal), C from 1 to 5; each row on its own scale (around 0, +1000, -1000,
+    or spread by 100), with ties and all-equal rows; float64 or float32 (every value
+    exact in both)."""
+    shape = tuple(draw(st.lists(st.integers(1, 3), max_size=3))) + (draw(st.integers(1, 5)),)
+    rows, c = int(np.prod(shape[:-1])), shape[-1]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    values = rng.integers(-16, 17, size=(rows, c)) / 8.0
+    for r in range(rows):
+        kind = draw(st.sampled_from(["plain", "high", "low", "spread", "ties", "equal"]))
+        if kind == "high":
+            values[r] += 1000.0
+        elif kind == "low":
+            values[r] -= 1000.0
+        elif kind == "spread":
+            values[r] *= 100.0
+        elif kind == "ties":
+            values[r] = np.round(values[r] / 2)
+        elif kind == "equal":
+            values[r] = values[r, 0]
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    return call(values.reshape(shape).astype(dtype))
+
+
+checkpoint.contract("log_softmax", valid=_logits(), scenario=_log_softmax_seen)
+
+
 # ------------------------------------------------------------------ nll_loss
 
 
@@ -314,6 +490,37 @@ def nll_loss_numpy_targets(nll_loss):
     out = _call("nll_loss(..., np.array([1, 1]))", nll_loss,
                 _t([[-2.0, -0.25], [-1.0, -0.75]]), np.array([1, 1]))
     _same("nll_loss([[-2, -0.25], [-1, -0.75]], np.array([1, 1]))", out, 0.5)
+
+
+def _nll_loss_seen(nll_loss, logp, targets):
+    """A scenario: nll_loss of logp as a Tensor (its value, of shape (), the gradient,
+    logp unchanged), and the dtype of its result for logp's own dtype."""
+    seen = _run_tensor_function(nll_loss, [logp], (targets,), np.ones, ["logp"])
+    if logp.dtype != np.float64:
+        seen["dtype"] = _dtype_seen(nll_loss, [logp], (targets,))
+    return seen
+
+
+@st.composite
+def _log_probabilities(draw):
+    """(N, C) log-probabilities (N from 1 to 5, C from 1 to 5, often unequal): the logs
+    of rows of probabilities, or any values <= 0 (multiples of 1/8); float64 or
+    float32; targets in [0, C), as a list of ints or an int array."""
+    n, c = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if draw(st.booleans()):
+        p = rng.integers(1, 9, size=(n, c)).astype(np.float64)
+        logp = np.log(p / p.sum(axis=1, keepdims=True))
+    else:
+        logp = -rng.integers(0, 40, size=(n, c)) / 8.0
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    targets = [int(t) for t in rng.integers(0, c, size=n)]
+    if draw(st.booleans()):
+        targets = np.array(targets, dtype=draw(st.sampled_from([np.int64, np.int32])))
+    return call(logp.astype(dtype), targets)
+
+
+checkpoint.contract("nll_loss", valid=_log_probabilities(), scenario=_nll_loss_seen)
 
 
 # ------------------------------------------------------------------ the update rules
@@ -621,3 +828,27 @@ def rmsprop_leaves_inputs_alone(rmsprop_step):
     _call("rmsprop_step(param, grad, {}, lr=0.1)", rmsprop_step, param, grad, {}, lr=0.1)
     _same("param after rmsprop_step(param, grad, {}, lr=0.1)", param, [1.0, 2.0], atol=0)
     _same("grad after rmsprop_step(param, grad, {}, lr=0.1)", grad, [0.5, -1.0], atol=0)
+
+
+@st.composite
+def _rmsprop_steps(draw):
+    """The first step (state {}) or a later one (an average from before, never
+    negative), any shape (0-d and size 0 too), lr, alpha and eps given by name, by
+    position or left out. Float64: the update's square root and division round
+    differently in every order in float32."""
+    shape = draw(shapes(0, 3))
+    param, grad = draw(images(shape, np.float64)), draw(images(shape, np.float64))
+    state = {}
+    if draw(st.booleans()):
+        state["square_avg"] = np.abs(draw(images(shape, np.float64))) / 4
+    values = [draw(st.sampled_from([0.01, 0.1, 0.5])), draw(st.sampled_from([0.99, 0.9, 0.5])),
+              draw(st.sampled_from([1e-8, 0.1]))]
+    given = draw(st.integers(0, 3))  # how many are given by position
+    args, kwargs = [param, grad, state, *values[:given]], {}
+    for name, value in zip(("lr", "alpha", "eps")[given:], values[given:]):
+        if draw(st.booleans()):
+            kwargs[name] = value
+    return Call(args, kwargs)
+
+
+checkpoint.contract("rmsprop_step", valid=_rmsprop_steps(), stretch=True)

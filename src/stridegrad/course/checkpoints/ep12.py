@@ -585,3 +585,41 @@ def channels_pair_up(conv2d_weight_grad):
 def rejects_a_grad_out_of_the_wrong_shape(conv2d_weight_grad):
     expect(conv2d_weight_grad, _a(_DIGITS), np.ones((1, 3, 3)), (1, 1, 2, 2),
            raises=ValueError, naming=((1, 3, 3), (1, 2, 2)))
+
+
+def _conv_output_shape(x, grad_out, weight_shape, stride=1, padding=0) -> tuple:
+    oc, _, kh, kw = weight_shape
+    return (oc, (x.shape[1] + 2 * padding - kh) // stride + 1,
+            (x.shape[2] + 2 * padding - kw) // stride + 1)
+
+
+@st.composite
+def _weight_grad_calls(draw, wrong_shape=False):
+    """An image (C, H, W) with H and W often unequal, a kernel (kh, kw) that fits the
+    padded image (often unequal too), stride and padding given by position, by name or
+    left out, and a grad_out of the convolution's output shape (or, ``wrong_shape``,
+    one size off), of the image's dtype; each a fresh array or a view."""
+    c, oc = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    padding, stride = draw(st.integers(0, 2)), draw(st.integers(1, 3))
+    h, w = draw(pairs(1, 5))
+    kh, kw = draw(st.integers(1, h + 2 * padding)), draw(st.integers(1, w + 2 * padding))
+    shape = [oc, (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1]
+    if wrong_shape:
+        axis = draw(st.integers(0, 2))
+        shape[axis] += draw(st.sampled_from([-1, 1])) if shape[axis] > 1 else 1
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    x, grad_out = draw(images((c, h, w), dtype)), draw(images(tuple(shape), dtype))
+    args, kwargs = [x, grad_out, (oc, c, kh, kw)], {}
+    how = draw(st.sampled_from(["positional", "keyword", "default"]))
+    if how == "positional":
+        args += [stride, padding]
+    elif how == "keyword" or stride != 1 or padding != 0:
+        kwargs = {"stride": stride, "padding": padding}
+    return call(*args, **kwargs)
+
+
+checkpoint.contract("conv2d_weight_grad", valid=_weight_grad_calls(), stretch=True, invalid=[
+    Invalid(_weight_grad_calls(wrong_shape=True), ValueError,
+            "grad_outs of another shape than the convolution's output",
+            naming=lambda x, grad_out, *rest, **kw: (
+                grad_out.shape, _conv_output_shape(x, grad_out, *rest, **kw)))])

@@ -56,6 +56,7 @@ _GRADS = """
 def line_grads(w, b, xs, ys):
     if len(xs) != len(ys):
         raise ValueError("lengths")
+    {EMPTY}
     n = len(xs)
     r = [{RESIDUAL} for x, y in zip(xs, ys)]
     return {DW}, {DB}
@@ -63,8 +64,10 @@ def line_grads(w, b, xs, ys):
 
 
 def _grads(residual="w * x + b - y", dw="2 * sum(ri * x for ri, x in zip(r, xs)) / n",
-           db="2 * sum(r) / n"):
-    return _GRADS.replace("{RESIDUAL}", residual).replace("{DW}", dw).replace("{DB}", db)
+           db="2 * sum(r) / n", empty="if not xs:\n        raise ValueError('no points')"):
+    """A line_grads as it should be but for the parts given."""
+    return (_GRADS.replace("{EMPTY}", empty).replace("{RESIDUAL}", residual)
+            .replace("{DW}", dw).replace("{DB}", db))
 
 
 # Known-wrong implementations a learner might write: (label, source) per exercise.
@@ -98,6 +101,12 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
     return [sum(a[i * a_strides[0] + p * a_strides[1]] * b[p * b_strides[0] + j * b_strides[1]]
                 for p in range(k) if p < b_shape[0]) for i in range(n) for j in range(m)]
 """),
+        Misconception("names only a's shape in the error",
+          "raises the ValueError for inner sizes that differ, but its message names a's "
+          "shape alone: the docstring asks for both shapes, the two sizes that disagree",
+          _MATMUL_OK.replace("{B}", "b[p * b_strides[0] + j * b_strides[1]]")
+                    .replace('raise ValueError(f"{a_shape} and {b_shape}")',
+                             'raise ValueError(f"a of shape {a_shape} does not fit b")')),
         Misconception("nested rows instead of flat storage",
           "returns a list of rows instead of the flat, row-major list asked for: the numbers "
           "are right but nested",
@@ -145,6 +154,11 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
           "contiguous: the batch strides are ignored, so a b shared across the batch (stride "
           "0) or spaced-out matrices are read from the wrong places",
          _batched(a_start="t * n * k", b_start="t * k * m")),
+        Misconception("output columns counted by a's rows",
+          "loops j over range(n), a's number of rows, where the product has m columns: "
+          "right when every matrix is square (n == m), too few or too many numbers "
+          "otherwise",
+         _batched().replace("for j in range(m):", "for j in range(n):")),
         Misconception("no size checks",
           "never checks the batch and inner sizes: mismatched batches give numbers instead of a "
           "ValueError",
@@ -178,6 +192,12 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
                       "        raise ValueError(f'{len(pred)} and {len(target)} values')\n"
                       "    if not pred:\n        return 0.0")
          .replace("{EXPR}", "sum((p - t) ** 2 for p, t in zip(pred, target)) / len(pred)")),
+        Misconception("returns a NumPy float (np.mean)",
+          "computes the mean with NumPy (np.mean): the number is right, but it is a NumPy "
+          "float64, not the Python float the docstring asks for; wrap it in float(...) or "
+          "divide the sum by len(pred)",
+          "import numpy as np\n" + _MSE.replace("{CHECK}", _MSE_CHECK)
+         .replace("{EXPR}", "np.mean((np.asarray(pred) - np.asarray(target)) ** 2)")),
         Misconception("squares the mean error",
           "squares the mean error instead of averaging the squared errors: errors of opposite "
           "sign cancel",
@@ -204,6 +224,11 @@ def matmul_2d(a, a_shape, a_strides, b, b_shape, b_strides):
         Misconception("x in the bias gradient too",
           "multiplies the residual by x in the bias gradient too: dL/db equals dL/dw",
           _grads(db="2 * sum(ri * x for ri, x in zip(r, xs)) / n")),
+        Misconception("no check for empty lists",
+          "checks the lengths but not that there is a point: empty lists divide by n = 0 "
+          "and raise ZeroDivisionError where the docstring promises a ValueError (the mean "
+          "of no values is undefined)",
+          _grads(empty="pass")),
         Misconception("gradients swapped",
           "returns (dL/db, dL/dw) in place of (dL/dw, dL/db): the two values are swapped",
           _grads(dw="2 * sum(r) / n",
@@ -223,7 +248,7 @@ def mse(pred, target):
 
 
 def linear_model(x, x_shape, w, b, y):
-    n, d = x_shape
+    n, d = {SIZES}
     pred = [p + {B} for p in matmul_2d(x, (n, d), (d, 1), w, (len(w), 1), (1, 1))]
     loss = mse(pred, y)
     residuals = [{RESIDUAL} for p, t in zip(pred, y)]{AFTER}
@@ -232,8 +257,9 @@ def linear_model(x, x_shape, w, b, y):
 """
 
 
-def _linear(b="b", residual="p - t", xt_strides="(1, d)", scale="2 / n", xt="x", after=""):
-    return (_LINEAR.replace("{B}", b).replace("{RESIDUAL}", residual)
+def _linear(b="b", residual="p - t", xt_strides="(1, d)", scale="2 / n", xt="x", after="",
+            sizes="x_shape"):
+    return (_LINEAR.replace("{SIZES}", sizes).replace("{B}", b).replace("{RESIDUAL}", residual)
             .replace("{XT_STRIDES}", xt_strides).replace("{SCALE}", scale)
             .replace("{XT}", xt).replace("{AFTER}", after))
 
@@ -271,4 +297,9 @@ MISCONCEPTIONS["linear_model"] = [
       "scales the gradients by 2/D (the number of inputs) instead of 2/N (the number of "
       "rows): right only when X happens to be square",
       _linear(scale="2 / d")),
+    Misconception("sizes from y and w, not from x_shape",
+      "takes N and D from len(y) and len(w) instead of x_shape: right when the sizes agree, "
+      "but a w or a y of the wrong length gives numbers (or an IndexError) where matmul_2d "
+      "and mse would raise the ValueError the docstring promises",
+      _linear(sizes="len(y), len(w)")),
 ]

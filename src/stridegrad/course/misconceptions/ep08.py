@@ -249,6 +249,44 @@ def numerical_gradient(f, x, eps=1e-6):
         g[idx] = (up - down) / 2 * eps
     return g
 """),
+        Misconception("nudges through reshape(-1)",
+          "nudges x through flat = x.reshape(-1): for a contiguous x that is a view of it, "
+          "but for a transposed or stepped x reshape must copy, so the nudges go into the "
+          "copy, f(x) never moves and every entry comes out 0; index x itself, "
+          "x[idx] for idx in np.ndindex(*x.shape)",
+          """
+import numpy as np
+def numerical_gradient(f, x, eps=1e-6):
+    flat = x.reshape(-1)
+    g = np.zeros(x.size)
+    for i in range(x.size):
+        old = flat[i]
+        flat[i] = old + eps
+        up = f(x)
+        flat[i] = old - eps
+        down = f(x)
+        flat[i] = old
+        g[i] = (up - down) / (2 * eps)
+    return g.reshape(x.shape)
+"""),
+        Misconception("the gradient in x's dtype",
+          "makes the result with np.zeros_like(x): for a float32 x it is float32 too, "
+          "rounding every central difference to about 7 digits; the docstring asks for a "
+          "float64 array, np.zeros(x.shape)",
+          """
+import numpy as np
+def numerical_gradient(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        old = x[idx]
+        x[idx] = old + eps
+        up = f(x)
+        x[idx] = old - eps
+        down = f(x)
+        x[idx] = old
+        g[idx] = (up - down) / (2 * eps)
+    return g
+"""),
         Misconception("perturbs every entry at once",
           "nudges all entries of x at once: each entry gets the sum of all the partial "
           "derivatives",
@@ -289,4 +327,15 @@ MISCONCEPTIONS["softmax_backward"] = [
       "caller's gradient array is changed",
       _softmax_backward("    grad -= (grad * y).sum(axis=axis, keepdims=True)\n"
                         "    return y * grad\n")),
+    Misconception("a float64 Jacobian per lane",
+      "builds each lane's Jacobian diag(y) - outer(y, y) and fills the result into "
+      "np.zeros(shape), a float64 array: the values are right, but a float32 y and grad "
+      "give a float64 gradient where the docstring keeps their dtype",
+      _softmax_backward("""    ym, gm = np.moveaxis(y, axis, -1), np.moveaxis(grad, axis, -1)
+    out = np.zeros(ym.shape)
+    for idx in np.ndindex(*ym.shape[:-1]):
+        s = ym[idx]
+        out[idx] = (np.diag(s) - np.outer(s, s)) @ gm[idx]
+    return np.moveaxis(out, -1, axis)
+""")),
 ]

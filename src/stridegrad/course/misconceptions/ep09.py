@@ -90,6 +90,11 @@ MISCONCEPTIONS = {
           "initialises the weights to zeros: every output is the bias and all units stay "
           "identical",
           _linear(weight="Parameter(sg.zeros(o, i))", bias="Parameter(sg.zeros(o))")),
+        Misconception("bias initialised to zeros",
+          "draws the weight uniformly from [-k, k] but starts the bias at zeros (as some "
+          "libraries do): the docstring, like PyTorch's Linear, draws the bias from "
+          "[-k, k] too",
+          _linear(bias="Parameter(sg.zeros(o))")),
         Misconception("weights are the result of an op, not leaves",
           "builds weight and bias as (sg.rand(..., requires_grad=True) * 2 - 1) * k: the "
           "result of an operation is not a leaf and not a Parameter, so parameters() misses "
@@ -146,6 +151,25 @@ def log_softmax(x):
     s = a - a.max(axis=-1, keepdims=True)
     return sg.tensor(s - np.log(np.exp(s).sum(axis=-1, keepdims=True)))
 """),
+        Misconception("reduces over axis 1, not the last axis",
+          "takes the max and the sum over axis=1: right for (N, C) logits, where axis 1 is "
+          "the last one, but a (C,) vector has no axis 1 and a (B, N, C) batch is "
+          "normalised down its columns; the docstring says the last axis, axis=-1",
+          """
+def log_softmax(x):
+    s = x - x.max(axis=1, keepdims=True)
+    return s - s.exp().sum(axis=1, keepdims=True).log()
+"""),
+        Misconception("shifts x in place",
+          "subtracts each row's max from x's own numbers (through x.numpy(), a view of "
+          "them): the log-probabilities and gradients are right, but the caller's logits "
+          "have changed; shift a new Tensor, x - x.max(axis=-1, keepdims=True)",
+          """
+def log_softmax(x):
+    a = x.numpy()
+    a -= a.max(axis=-1, keepdims=True)
+    return x - x.exp().sum(axis=-1, keepdims=True).log()
+"""),
         Misconception("softmax, not its log",
           "returns the softmax itself instead of its log: the values are probabilities, not "
           "log-probabilities",
@@ -184,6 +208,17 @@ import stridegrad as sg
 def nll_loss(logp, targets):
     n, c = logp.shape
     return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)).mean()
+"""),
+        Misconception("a float64 one-hot mask",
+          "builds the one-hot mask as a float64 Tensor whatever logp's dtype: a float32 "
+          "logp times it is promoted to float64, so the loss comes out float64; make the "
+          "mask with dtype=logp.dtype",
+          """
+import numpy as np
+import stridegrad as sg
+def nll_loss(logp, targets):
+    n, c = logp.shape
+    return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)])).sum() / n
 """),
         Misconception("mean over all N * C entries",
           "averages all N * C log-probabilities instead of picking each row's target: the "
@@ -363,4 +398,9 @@ MISCONCEPTIONS["rmsprop_step"] = [
       "subtracts the step from param in place (param -= ...): the value returned is right, "
       "but the caller's array changes too",
       _rmsprop(update="param -= lr * grad / (np.sqrt(v) + eps)\n    return param")),
+    Misconception("stores the average on the first call only",
+      "keeps the average with state.setdefault('square_avg', v): the first call stores it, "
+      "but setdefault never replaces a value already there, so every later call divides "
+      "by the new average and leaves the old one in state for the next",
+      _rmsprop(store="state.setdefault('square_avg', v)")),
 ]

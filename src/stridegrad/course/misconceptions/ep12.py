@@ -345,4 +345,16 @@ MISCONCEPTIONS["conv2d_weight_grad"] = [
       "never compares grad_out's shape with the convolution's output shape: a wrong "
       "grad_out gives a broken reshape or a silent answer instead of a clear ValueError",
       _weight_grad(check="pass")),
+    Misconception("output width from the height",
+      "computes both output sizes from the padded height, xp.shape[1]: right for a "
+      "square image, but for H != W the expected output shape is wrong, so a right "
+      "grad_out is refused (or the windows do not line up with it)",
+      _weight_grad().replace("(xp.shape[2] - kw) // stride + 1",
+                             "(xp.shape[1] - kw) // stride + 1")),
+    Misconception("a float64 accumulator",
+      "adds the windows up in np.zeros(weight_shape), a float64 array: the values are "
+      "right, but a float32 x and grad_out give a float64 gradient, where the result "
+      "keeps their dtype",
+      _weight_grad(result="""np.zeros((oc, c, kh, kw)) + (grad_out.reshape(oc, -1) @ cols.T).reshape(
+        oc, c, kh, kw)""")),
 ]

@@ -16,10 +16,13 @@ def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
     """Matrix product of two rank-2 strided arrays over flat storage.
 
     Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
-    lists read through any strides (transposed, stepped or broadcast views),
-    each starting at position 0 of its storage.
-    Returns the flat row-major storage of the product: element ``i * m + j``
-    is the dot product of row ``i`` of ``a`` and column ``j`` of ``b``.
+    lists read through any strides >= 0 (transposed, stepped or broadcast
+    views, 0 included), each starting at position 0 of its storage. Any sizes,
+    0 included.
+    Returns a new list, the flat row-major storage of the product: element
+    ``i * m + j`` is the dot product of row ``i`` of ``a`` and column ``j`` of
+    ``b``, a sum that starts at 0 (an int when the numbers are ints; 0 when
+    ``k`` is 0).
 
     Raises:
         ValueError: naming both shapes, if the inner sizes differ.
@@ -48,9 +51,11 @@ def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
     """Batched matrix product of two rank-3 strided arrays over flat storage.
 
     Shape contract: ``(B, n, k) @ (B, k, m) -> (B, n, m)``, matrix ``t`` of
-    the result being ``a[t] @ b[t]``. Any strides, 0 included (a batch stride
-    of 0 shares one matrix across the batch). Returns the flat row-major
-    storage of the result.
+    the result being ``a[t] @ b[t]``. Any strides >= 0, 0 included (a batch
+    stride of 0 shares one matrix across the batch), each array starting at
+    position 0 of its storage; any sizes, 0 included. Returns a new list, the
+    flat row-major storage of the result, each element a dot product as in
+    ``matmul_2d``.
 
     Raises:
         ValueError: naming both shapes, if the batch sizes or the inner sizes differ.
@@ -76,7 +81,7 @@ def mse(pred: list, target: list) -> float:
     """Mean squared error of two equally long lists of numbers.
 
     Shape contract: ``(N,), (N,) -> ()``, ``N >= 1``:
-    ``sum((p - t) ** 2) / N``.
+    ``sum((p - t) ** 2) / N``, a Python float (not a NumPy one).
 
     Raises:
         ValueError: if the lengths differ or the lists are empty.
@@ -92,7 +97,7 @@ def line_grads(w: float, b: float, xs: list, ys: list) -> tuple:
     """Gradients of ``L = mse([w * x + b for x in xs], ys)`` with respect to w and b.
 
     Shape contract: ``(), (), (N,), (N,) -> ((), ())``, ``N >= 1``:
-    returns ``(dL/dw, dL/db)``.
+    returns the tuple ``(dL/dw, dL/db)`` of two Python floats.
 
     Raises:
         ValueError: if ``xs`` and ``ys`` have different lengths or are empty

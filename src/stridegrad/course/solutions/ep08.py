@@ -19,8 +19,9 @@ def softmax_backward(y, grad, axis=-1):
     """The gradient of a softmax with respect to its input, from its output.
 
     ``y = softmax(x, axis)`` (every slice along ``axis`` is positive and sums to
-    1) and ``grad = dL/dy`` have the same shape; returns ``dL/dx``, a new array of
-    that shape. Neither ``y`` nor ``grad`` is changed.
+    1) and ``grad = dL/dy`` have the same shape and float dtype (any rank >= 1,
+    ``axis`` an int, negative too); returns ``dL/dx``, a new array of that shape
+    and dtype. Neither ``y`` nor ``grad`` is changed.
 
     Example:
         >>> softmax_backward(np.array([0.25, 0.75]), np.array([1.0, 0.0]))

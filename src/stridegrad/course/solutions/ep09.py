@@ -23,9 +23,14 @@ class Linear(Module):
     """``y = x @ weight.T + bias``: ``(N, in_features) -> (N, out_features)``.
 
     ``weight`` is a Parameter of shape ``(out_features, in_features)``, ``bias``
-    one of shape ``(out_features,)``, both uniform in ``[-k, k]`` with
-    ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so ``sg.manual_seed``
-    makes them reproducible).
+    one of shape ``(out_features,)``, both float32 and uniform in ``[-k, k]``
+    with ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so
+    ``sg.manual_seed`` makes them reproducible; the values themselves are not
+    prescribed, nor which is drawn first).
+    ``parameters()`` lists the two of them. ``forward`` computes with the
+    layer's current ``self.weight`` and ``self.bias`` (set them to other
+    Parameters and it uses those), from Tensor operations, so that gradients
+    reach them and ``x``.
     """
 
     def __init__(self, in_features, out_features):

@@ -26,6 +26,8 @@ def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
     ``conv2d(x, weight, None, stride, padding)`` has), ``weight_shape = (OC, C,
     kh, kw)`` -> a new ``(OC, C, kh, kw)`` array: the gradient with respect to
     ``weight`` of ``np.sum(grad_out * conv2d(x, weight, None, stride, padding))``.
+    ``x`` and ``grad_out`` (any layout: views too) share one float dtype, which
+    the result keeps; ``stride`` and ``padding`` are ints, the same for both axes.
 
     Raises:
         ValueError: naming both shapes, if ``grad_out`` does not have the shape of
