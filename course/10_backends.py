@@ -2,12 +2,12 @@
 # # 10 · Backends: one Tensor, three devices
 #
 # Every `Tensor` you have made so far kept its numbers in a NumPy array. Nothing
-# in the autograd code of episode 08 depends on that: it asks the tensor's
+# in the autograd code of lesson 08 depends on that: it asks the tensor's
 # **device** for an **array namespace** (a module such as `numpy`) and then
 # calls only functions of that module. Swap the module and the same code runs
 # on pure Python lists, on NumPy, or on a GPU with CuPy.
 #
-# This episode makes that promise concrete: the same training loop on three
+# This lesson makes that promise concrete: the same training loop on three
 # devices, the rules that make it possible (the Python **Array API standard**),
 # and the two costs a GPU brings with it: moving data between host and device,
 # and work that runs *asynchronously*, which makes naive timing lie.
@@ -60,7 +60,7 @@ CUDA_OK, CUDA_WHY = backend.device_available("cuda")  # (True, "") or (False, th
 #
 # | device | array namespace `xp` | arrays live in |
 # |---|---|---|
-# | `"python"` | `stridegrad.array` (episodes 01-05) | Python lists, host memory |
+# | `"python"` | `stridegrad.array` (lessons 01-05) | Python lists, host memory |
 # | `"cpu"` | `numpy` | one C buffer, host memory |
 # | `"cuda"`, `"cuda:1"` | CuPy (through `array_api_compat.cupy`) | GPU memory |
 #
@@ -136,12 +136,14 @@ print(a + b.to("python"))
 #| exercise: namespace_of
 #| hint: every array answers x.__array_namespace__(); what must hold for all of them together?
 def namespace_of(*arrays):
-    """The array namespace shared by ``arrays`` (Python numbers are skipped).
+    """The array namespace shared by ``arrays`` (Python numbers, ``bool``,
+    ``int``, ``float`` and ``complex``, are skipped).
 
-    Raises TypeError for an argument that is not an array (no
-    ``__array_namespace__``), RuntimeError naming both namespaces or both
-    devices when the arrays come from two of them, ValueError when there is no
-    array at all.
+    Raises TypeError naming its type for an argument that is not an array (no
+    ``__array_namespace__``); RuntimeError naming both namespaces (their
+    ``__name__``) when the arrays come from two namespaces, or, all of one
+    namespace, naming both devices when they are on two devices (devices are
+    compared with ``==``); ValueError when there is no array at all.
 
     Example:
         >>> namespace_of(np.ones(2), 3.0) is np
@@ -280,8 +282,11 @@ else:
 def softmax(xp, x, axis=-1):
     """Softmax of ``x`` along ``axis``, with only Array API calls on ``xp``.
 
-    Stable for large inputs (the maximum along ``axis`` is subtracted first).
-    Returns an array of ``xp`` with the shape and dtype of ``x``.
+    ``x`` is a float32 or float64 array of ``xp`` with at least one axis;
+    ``axis`` is one axis, an int (negative counts from the end). Stable for
+    large inputs (the maximum along ``axis`` is subtracted first, in each row
+    its own). Returns a new array of ``xp`` with the shape and dtype of ``x``;
+    ``x`` itself is left as it was.
 
     Example:
         >>> softmax(np, np.array([0.0, math.log(3.0)]))
@@ -296,11 +301,12 @@ def softmax(xp, x, axis=-1):
 # %%
 #| calls-exercise
 logits = [[1000.0, 1000.0 + math.log(3.0)], [0.0, 0.0]]
-print("numpy:           ", softmax(np, np.asarray(logits)).tolist())
-print("stridegrad.array:", [[round(v, 6) for v in row] for row in softmax(sa, sa.asarray(logits)).tolist()])
+rounded = lambda rows: [[round(float(v), 6) for v in row] for row in rows]  # 6 digits, every row
+print("numpy:           ", rounded(softmax(np, np.asarray(logits)).tolist()))
+print("stridegrad.array:", rounded(softmax(sa, sa.asarray(logits)).tolist()))
 if array_api_strict is not None:
     out = softmax(array_api_strict, array_api_strict.asarray(logits))
-    print("array_api_strict:", type(out).__module__, np.asarray(out).tolist())
+    print("array_api_strict:", type(out).__module__, rounded(np.asarray(out).tolist()))
 
 # %%
 #| check: softmax
@@ -309,7 +315,7 @@ if array_api_strict is not None:
 # ## The same training loop on every device
 #
 # Here is a full-batch training loop for a small MLP on the two-moons data of
-# episode 09. The device is its only parameter: the data is moved to the
+# lesson 09. The device is its only parameter: the data is moved to the
 # device **once**, before the loop, and one number per step comes back
 # (`loss.item()`), to draw the curve. (The printed times vary from run to run,
 # so the checks of this notebook do not compare them.)
@@ -405,11 +411,12 @@ from stridegrad.backend import device_available
 
 
 def pick_device(prefer, available=device_available):
-    """The first device of ``prefer`` (a name or a sequence of names) that works.
+    """The first device of ``prefer`` (a name, or a tuple or list of names) that works.
 
-    ``available(name)`` returns ``(ok, reason)``. Raises RuntimeError naming
-    every device tried and its reason when none works, ValueError when
-    ``prefer`` is empty.
+    ``available(name)`` returns ``(ok, reason)``; it is asked about the names in
+    order, once each, and about none after the first that works. Raises
+    RuntimeError naming every device tried and its reason when none works,
+    ValueError when ``prefer`` is empty.
 
     Example:
         >>> pick_device(("cuda", "cpu"))  # on a machine without a GPU
@@ -500,8 +507,9 @@ import numpy as np
 
 
 def to_host(x):
-    """``x`` as a NumPy array on the host: NumPy arrays as they are, CuPy-like
-    arrays (with ``.get()``) copied with ``.get()``, others with ``np.asarray``.
+    """``x`` as a NumPy array on the host, with ``x``'s shape and dtype: a NumPy
+    array as it is (``x`` itself, whatever its strides), a CuPy-like array (one
+    with ``.get()``) copied with one ``.get()``, others with ``np.asarray``.
 
     Example:
         >>> to_host(sa.asarray([1.0, 2.0]))
@@ -532,7 +540,9 @@ for x in (np.arange(3.0), sa.asarray([[1.0, 2.0]]), on_gpu):
 # %% [markdown]
 # With a GPU, this cell measures the bus: a 64 MiB array up and back. It
 # starts with a tiny transfer, because the very first CUDA call also sets the
-# GPU up (which takes far longer than any copy).
+# GPU up (which takes far longer than any copy), and moves the array up once
+# more untimed, because the first 64 MiB upload also grows CuPy's memory pool
+# (a trap of the next section). Then it keeps the best of three copies each way.
 
 # %% tags=["nbval-ignore-output"]
 if CUDA_OK:
@@ -541,13 +551,18 @@ if CUDA_OK:
     sync = cp.cuda.Device().synchronize
     cp.asarray(np.ones(1)).get()  # start CUDA before timing anything
     host_array = np.ones((4096, 4096), dtype=np.float32)  # 64 MiB
-    start = time.perf_counter()
-    device_array = cp.asarray(host_array)
+    cp.asarray(host_array)  # untimed: the first upload of this size grows the memory pool
     sync()
-    up = time.perf_counter() - start
-    start = time.perf_counter()
-    back = device_array.get()  # .get() waits for the copy to finish
-    down = time.perf_counter() - start
+    up = down = float("inf")
+    for _ in range(3):  # the best of three, each way
+        start = time.perf_counter()
+        device_array = cp.asarray(host_array)
+        sync()
+        up = min(up, time.perf_counter() - start)
+        start = time.perf_counter()
+        back = device_array.get()  # .get() waits for the copy to finish
+        down = min(down, time.perf_counter() - start)
+        del device_array  # back to the pool, for the next round to reuse
     print(f"host -> device: {host_array.nbytes / up / 1e9:.1f} GB/s, "
           f"device -> host: {host_array.nbytes / down / 1e9:.1f} GB/s")
 else:
@@ -584,9 +599,9 @@ start = gpu.clock(); gpu.launch(); first = gpu.clock() - start
 start = gpu.clock(); gpu.launch(); naive = gpu.clock() - start
 gpu.sync()
 start = gpu.clock(); gpu.launch(); gpu.sync(); synced = gpu.clock() - start
-print(f"first call, clock around the launch: {first * 1e3:8.3f} ms  <- compilation")
-print(f"next call, clock around the launch:  {naive * 1e3:8.3f} ms  <- only the launch")
-print(f"sync, launch, sync, then the clock:  {synced * 1e3:8.3f} ms  <- the real time")
+print(f"first call, clock around the launch:       {first * 1e3:8.3f} ms  <- compilation")
+print(f"next call, clock around the launch:        {naive * 1e3:8.3f} ms  <- only the launch")
+print(f"sync, then the clock around launch + sync: {synced * 1e3:8.3f} ms  <- the real time")
 
 # %% [markdown]
 # ## Exercise 5 · `time_op`: time a device that runs ahead
@@ -611,11 +626,12 @@ import time
 
 
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
-    """The best of ``repeat`` timed runs of ``fn()``, in seconds, after one
-    warm-up run that is not timed. ``sync()`` waits until the device has done
-    everything queued: no run's time may include work queued before it (the
-    warm-up's included), and none may end before its own work is done.
-    ValueError when ``repeat`` < 1.
+    """The best (smallest) of ``repeat`` timed runs of ``fn()``, in seconds (a
+    float), after one warm-up run that is not timed: ``fn`` is called ``repeat
+    + 1`` times. ``sync()`` waits until the device has done everything queued:
+    no run's time may include work queued before it (the warm-up's included),
+    and none may end before its own work is done (so the device is idle when
+    ``time_op`` returns). ValueError when ``repeat`` < 1.
 
     Example:
         >>> time_op(lambda: sum(range(10_000)), sync=lambda: None) > 0
@@ -691,12 +707,23 @@ else:
 # matrix product with your `time_op`, on the python device (`stridegrad.array`)
 # and the cpu device (NumPy), plus plain Python lists for the elementwise case.
 #
-# Read the log-log plot from left to right: for a handful of numbers lists
-# keep up with NumPy or beat it (every NumPy call has a fixed cost, roughly half
-# a microsecond to a microsecond on a laptop CPU, and `x * y + x` makes two
-# calls), then NumPy's tiny per-element cost wins, for good. The size where the
-# curves cross is the **crossover**. Your numbers will differ; the shape will
-# not.
+# Read the left plot from left to right (both axes are logarithmic): for a
+# handful of numbers lists keep up with NumPy or beat it, because every NumPy
+# call has a fixed cost and `x * y + x` makes two calls (the table under the
+# plots shows that cost on your machine: NumPy's time at `n = 1`); then
+# NumPy's tiny per-element cost wins, for good. The size where the curves cross
+# is the **crossover**, marked by a dotted line and named in the plot's title.
+#
+# The right plot, the matrix product, usually has no crossover at all: even a
+# 2 × 2 product costs `stridegrad.array` more interpreter work than one NumPy
+# call's fixed cost, so NumPy is faster at every size (the title says what your
+# run found). Read its slopes instead: the python line bends upward as its
+# `n³` multiply-adds take over, while NumPy's stays nearly flat at these sizes,
+# where its fixed cost is most of the time.
+#
+# Your numbers will differ from anyone else's. On a machine that other
+# programs keep busy a point can jump, and with it a crossover: run the cell
+# twice before you trust one.
 
 # %%
 def crossover(sizes, slow_small, fast_large):
@@ -770,13 +797,16 @@ print("NumPy beats lists from n =", crossover(add_sizes, add_times["Python lists
 # ## When does the GPU win?
 #
 # The same story, one level up. A GPU call has a larger fixed cost than a
-# NumPy call (a launch is several microseconds, and data that is not on the
-# device yet must cross the bus), and a far larger throughput. Small problems
-# are all fixed cost, and the CPU wins; large ones are all throughput, and the
-# GPU wins by a wide margin. Where the crossover lies depends on the
-# operation (a matrix product does `n³` work on `n²` numbers and crosses
-# early; an elementwise op is limited by memory speed and crosses late) and on
-# both machines.
+# NumPy call (its launch, and for data that is not on the device yet the trip
+# across the bus), and a far larger throughput. Small problems are all fixed cost, and
+# the CPU wins; large ones are all throughput, and the GPU wins. Where the
+# crossover lies depends on both machines and on the operation: a matrix
+# product does `n³` multiply-adds on `n²` numbers, so its arithmetic soon
+# outweighs the fixed costs, while an elementwise op does one operation per
+# number it moves, so it needs far larger sizes. Without a GPU, this lesson
+# measures none of that (with one, the 64 MiB cell above measures the bus); the
+# model further down puts numbers on the matrix product, from figures it states
+# as assumptions.
 #
 # Those numbers must be measured on a real GPU, and this course does not
 # invent them. A measurement is written by `benchmarks/results/measure_gpu.py`
@@ -852,8 +882,9 @@ else:
     print("So there is no measured GPU curve below; a modelled one follows, labelled as such.")
 
 # %% [markdown]
-# The plot: time against problem size on log-log axes, the host series and
-# the GPU series of each stored benchmark, with the crossover marked.
+# With a stored measurement, the next cell plots it: time against problem size
+# on log-log axes, the host series and the GPU series of each stored
+# benchmark, with the crossover marked. Without one, it only says so.
 
 # %%
 if gpu_results is None:
@@ -879,20 +910,33 @@ else:
 # ### Until there is a measurement: a model
 #
 # A model cannot replace a measurement, but it can answer "when does the GPU
-# win?" in outline. It adds up the three costs of this episode for a matrix
+# win?" in outline. It adds up the three costs of this lesson for a matrix
 # product `n × n @ n × n` in float32 on a GPU: a fixed launch cost, copying
 # both operands over the bus and the result back, and the arithmetic. The
 # figures are assumptions, written in the cell; change them for your card.
-# The CPU curve is measured here, with NumPy. (Timings differ on every
-# machine, so this cell's output is not compared when the notebooks are
-# tested.) Under the plot, a table splits the modelled GPU time: for tiny
-# matrices the launch is nearly all of it, and from about `n = 128` on the
-# copies are most of it, the arithmetic a small rest. That is why training
-# keeps its data on the GPU from one step to the next. The two crossovers can
-# land on the same size of this coarse grid; the table shows how far apart
-# the two GPU curves are.
+#
+# The CPU curve is measured here, with NumPy and your `time_op`. NumPy hands a
+# matrix product to its BLAS library, which may split a large one between
+# several threads; on a machine that other programs keep busy those threads
+# wait for each other, and the time from one size to the next can jump far
+# more than the work does (eight times, for `n` doubled). So the cell holds BLAS to one thread when the `threadpoolctl`
+# package is installed (`pip install threadpoolctl`), and its first line says
+# whether it could. (Timings differ on every machine, so this cell's output is
+# not compared when the notebooks are tested.)
+#
+# What to read: the modelled GPU curves are flat at first (the launch, and the
+# copies, cost the same whatever the arithmetic), while the CPU curve climbs
+# ever more steeply as its `n³` multiply-adds take over. The crossover is where
+# they meet; the curves run close there, so on a busy machine it can move by
+# one size from run to run. Under the plot, a table splits the modelled GPU
+# time: for tiny matrices the launch is nearly all of it, and from about
+# `n = 128` on the copies are most of it, the arithmetic a small rest. That is
+# why training keeps its data on the GPU from one step to the next. The two
+# crossovers can land on the same size of this coarse grid; the table shows
+# how far apart the two GPU curves are.
 
 # %% tags=["nbval-ignore-output"]
+#| calls-exercise
 LAUNCH_S = 10e-6       # assumed: launch plus sync, per product
 BUS_BYTES_S = 12e9     # assumed: pageable copies over PCIe 4.0 x16
 GPU_FLOP_S = 20e12     # assumed: float32 matmul throughput of a mid-range data-centre card
@@ -904,20 +948,29 @@ def modelled_gpu_matmul(n, with_copies=True):
     return LAUNCH_S + copies + 2 * n ** 3 / GPU_FLOP_S
 
 
+def cpu_matmul_times(sizes):
+    """Seconds for one n x n float32 product with NumPy, per size, timed by your time_op."""
+    rng = np.random.default_rng(0)
+    times = []
+    for n in sizes:
+        mat = rng.standard_normal((n, n), dtype=np.float32)
+        times.append(time_op(lambda: mat @ mat, lambda: None, repeat=5))
+    return times
+
+
 sizes = [16, 32, 64, 128, 256, 512, 1024]
-cpu_times = []
-rng = np.random.default_rng(0)
-for n in sizes:
-    mat = rng.standard_normal((n, n), dtype=np.float32)
-    best, spent = float("inf"), 0.0
-    for _ in range(7):  # the best of up to 7 runs, within about 0.3 s per size
-        start = time.perf_counter()
-        mat @ mat
-        took = time.perf_counter() - start
-        best, spent = min(best, took), spent + took
-        if spent > 0.3:
-            break
-    cpu_times.append(best)
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:
+    threadpool_limits = None
+if threadpool_limits is not None:
+    with threadpool_limits(limits=1, user_api="blas"):  # NumPy's BLAS on one thread
+        cpu_times = cpu_matmul_times(sizes)
+    print("cpu: NumPy with one BLAS thread")
+else:
+    cpu_times = cpu_matmul_times(sizes)
+    print("cpu: NumPy with as many BLAS threads as it takes (threadpoolctl, which would hold it "
+          "to one, is not installed): on a busy machine its times can jump")
 model_series = {"cpu (NumPy), measured here": cpu_times,
                 "GPU, modelled, with copies": [modelled_gpu_matmul(n) for n in sizes],
                 "GPU, modelled, data already there": [modelled_gpu_matmul(n, False) for n in sizes]}
@@ -943,12 +996,12 @@ print(f"the modelled GPU wins from n = {n_cross} with copies, and from n = "
 # ```bash
 # pip install -e '.[dev,gpu]'                    # CuPy for your CUDA version
 # python benchmarks/results/measure_gpu.py       # a few minutes; writes benchmarks/results/gpu.json
-# stridegrad build 10                            # re-run this lesson with the new file
 # ```
 #
-# (`stridegrad build NN` is the course's own build: in a clone it regenerates
-# `lessons/NN_*.ipynb` and `solutions/NN_*.ipynb` from the lesson's source in
-# `course/`, running every cell of the solution.)
+# then run this notebook again (Restart Kernel and Run All): the cells above
+# read `benchmarks/results/gpu.json` when they run, and plot your measurement.
+# (For the course's maintainers, a `gpu.json` committed to the repository goes
+# into the published notebooks with their next build.)
 #
 # The script times a float32 matrix product and an elementwise `x * y + x` in
 # NumPy and in CuPy at growing sizes, and one training step of a Tensor MLP on
@@ -973,9 +1026,12 @@ print(f"the modelled GPU wins from n = {n_cross} with copies, and from n = "
 def logsumexp(xp, x, axis=-1):
     """``log(sum(exp(x)))`` along ``axis``, with only Array API calls on ``xp``.
 
-    Shape contract: ``x``'s shape without ``axis`` (as ``scipy.special.logsumexp``
-    and ``torch.logsumexp`` without keepdims), an array of ``xp`` with ``x``'s
-    dtype. Finite for any finite input, scores of 1000 or -1000 included.
+    ``x`` is a float32 or float64 array of ``xp`` with at least one axis;
+    ``axis`` is one axis, an int (negative counts from the end). Shape contract:
+    ``x``'s shape without ``axis`` (as ``scipy.special.logsumexp`` and
+    ``torch.logsumexp`` without keepdims), an array of ``xp`` with ``x``'s
+    dtype; ``x`` itself is left as it was. Finite for any finite input, scores
+    of 1000 or -1000 included, in rows of very different sizes.
 
     Example:
         >>> float(logsumexp(np, np.array([0.0, math.log(3.0)])))   # log(1 + 3)
@@ -1033,10 +1089,11 @@ except TypeError as err:
 # ## Going further
 #
 # 1. **Keep the loss on the device.** In `train_moons`, `loss.item()` stops
-#    the host every step until the GPU is done. Accumulate the losses in a
-#    device tensor (`total = total + loss.detach()`) and call `.item()` once at
-#    the end. On a GPU, time both versions with `time_op`; how many
-#    synchronisations did you save?
+#    the host every step until the GPU is done. Keep each step's loss on the
+#    device instead (`losses.append(loss.detach())`) and bring them all back
+#    at the end in one transfer (`sg.stack(losses).numpy()`), so that the
+#    curve of every step survives. On a GPU, time both versions with
+#    `time_op`; how many synchronisations did you save?
 # 2. **Transfers in the crossover.** GPU timings like those of
 #    `measure_gpu.py` start with the data already on the device. On a machine
 #    with a GPU, measure the bus as above, add the cost of moving each

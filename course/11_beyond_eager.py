@@ -3,7 +3,7 @@
 #
 # Everything you have built so far runs **eagerly**: each line of Python does
 # its work the moment it runs. `x * y + b` multiplies, stores the product in a
-# fresh array, then adds. The autograd graph of episodes 06-08 is recorded
+# fresh array, then adds. The autograd graph of lessons 06-08 is recorded
 # along the way, but only so that `backward()` can walk it; nobody looks at the
 # whole computation before it runs.
 #
@@ -12,7 +12,7 @@
 # once, compute constant parts ahead of time, merge chains of small operations
 # into one kernel) and only then run it, again and again. XLA (TensorFlow, JAX),
 # TorchDynamo with Inductor (`torch.compile`) and JAX's `jit` all work this
-# way. This episode captures stridegrad's own graph and optimizes it with
+# way. This lesson captures stridegrad's own graph and optimizes it with
 # passes you write.
 #
 # **By the end you can**
@@ -178,7 +178,7 @@ print(f.graph(x, y, b, optimized=False))
 # (single assignment): the placeholders `x`, `y`, `b` are read from the
 # arguments on every call; `%3` is `multiply` of `x` and `y`, a `float32`
 # vector of 4; `%4` adds `b`; `return %4` says what comes back. The op names
-# are the array operations the Tensor code called on its `xp` (episode 10):
+# are the array operations the Tensor code called on its `xp` (lesson 10):
 # the tracer *is* one more array namespace, which records instead of
 # computing. After the passes, the two ops are one fused kernel:
 
@@ -666,7 +666,7 @@ print("warning:", str(caught[0].message).split(" at ")[0])
 # do a value check only in eager mode and skip it while tracing. That is what
 # the library's `cross_entropy` does with its check that every label is in
 # range, and why the training step above compiled. (The library's version is
-# the finished form of the one you wrote in episode 09; look for `_tracing` in
+# the finished form of the one you wrote in lesson 09; look for `_tracing` in
 # its source, `stridegrad/nn/functional.py`.)
 
 # %% [markdown]
@@ -760,9 +760,11 @@ def simplify_identities(graph):
     """A new graph without the ops that give back one of their arguments unchanged.
 
     Those are ``add(a, z)``, ``add(z, a)``, ``subtract(a, z)``, ``multiply(a, o)``,
-    ``multiply(o, a)`` and ``divide(a, o)``, where ``z`` is a ``const`` op of value
-    0 and ``o`` one of value 1 (``subtract(z, a)`` is ``-a`` and ``divide(o, a)`` is
-    ``1 / a``: they stay). Every reader of a dropped op, outputs included, reads
+    ``multiply(o, a)`` and ``divide(a, o)``, where ``z`` is a ``const`` op whose
+    value is the number 0 (``0`` or ``0.0``) and ``o`` one whose value is the
+    number 1 (an array of zeros or ones is not one: it may broadcast ``a`` to
+    another shape). ``subtract(z, a)`` is ``-a`` and ``divide(o, a)`` is ``1 / a``:
+    they stay. Every reader of a dropped op, outputs included, reads
     ``a`` instead, so chains of them go too. Everything else keeps its order; the
     consts stay (dead-code elimination removes them). ``graph`` is not changed.
 

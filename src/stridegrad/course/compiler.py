@@ -447,9 +447,11 @@ def run_graph(graph, inputs):
     """Run ``graph`` on ``inputs`` (a dict: input name -> value); return the list of
     output values, in the order of ``graph.outputs``.
 
-    An ``input`` op takes its value from ``inputs`` (a missing one is a
-    ``KeyError``); every other op's value is ``evaluate(op, [values of its args])``.
-    ``inputs`` is left as it was: the intermediate values are kept elsewhere.
+    Every ``input`` op, read or not, takes its value from ``inputs`` by its name,
+    whatever the order of the dict (one missing from it is a ``KeyError``; names the
+    graph has no input for are ignored); every other op's value is ``evaluate(op,
+    [values of its args])``. ``inputs`` and ``graph`` are left as they were: the
+    intermediate values are kept elsewhere.
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nz = multiply(x, y)\\nreturn z")
@@ -469,7 +471,11 @@ def eliminate_dead_code(graph):
     """A new graph without the ops no output depends on. ``input`` ops always stay
     (they are the function's arguments); the order of the ops kept is unchanged.
 
-    An op is needed when it is an output, or when a needed op reads it.
+    An op is needed when it is an output, or when a needed op reads it. Graphs of
+    any length work, a chain of thousands of ops too: walk the ops once, from the
+    last, with no recursion (and without changing ``sys.setrecursionlimit``).
+    ``graph`` is not changed, and the result is a new Graph even when nothing is
+    dead.
 
     Example:
         >>> g = parse("x = input()\\nd = exp(x)\\nz = negative(x)\\nreturn z")
@@ -489,13 +495,16 @@ def eliminate_dead_code(graph):
 
 def eliminate_common_subexpressions(graph):
     """A new graph where an op that repeats an earlier one (same op, same arguments,
-    same attrs) is dropped and its users read the earlier value instead.
+    same attrs: the same names with the same values, in whatever order they are
+    written) is dropped and its users read the earlier value instead.
 
     An op that reads a dropped op reads the kept one instead, so repeats of
     repeats are found too. For ``COMMUTATIVE`` ops the order of the arguments
     does not matter: ``add(y, x)`` repeats ``add(x, y)`` (but ``subtract(y, x)``
     does not repeat ``subtract(x, y)``). ``input`` ops are never merged: two
-    arguments are two different values. Outputs are renamed too.
+    arguments are two different values. Outputs are renamed too. Every op kept
+    keeps its name, its attrs and its args in their order (renamed); ``graph`` is
+    not changed.
 
     Example:
         >>> g = parse("x = input()\\na = exp(x)\\nb = exp(x)\\nz = add(a, b)\\nreturn z")
@@ -527,6 +536,7 @@ def constant_fold(graph):
     value, computed now with ``evaluate``. ``input`` ops are never folded, nor is
     anything that reads one. Everything else stays as it is, in place (the
     constants that are no longer read are left for dead-code elimination).
+    ``fused`` ops and reductions fold too; ``graph`` is not changed.
 
     Example:
         >>> g = parse("x = input()\\na = const(value=2.0)\\nb = const(value=3.0)\\n"
@@ -560,10 +570,11 @@ def fuse_elementwise(graph):
     that reads it, the user is elementwise too, and the op is not an output: its
     value is then needed only inside the kernel and never stored. Each op that
     is not absorbed, with all the ops it absorbs (directly or through them),
-    becomes one ``fused_op(graph, group)`` in its place, or stays the op itself
-    when it absorbs none. Other ops
-    (``sum``, ``matmul``, inputs, consts) are kept as they are: a reduction mixes
-    elements, so the chain stops there.
+    becomes one ``fused_op(graph, group)`` in its place (where that op, the
+    group's last, was), or stays the op itself when it absorbs none. Other ops
+    (``sum``, ``matmul``, inputs, consts, ``fused`` ops already there) are kept as
+    they are: a reduction mixes elements, so the chain stops there. ``graph`` is
+    not changed.
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nb = input()\\n"

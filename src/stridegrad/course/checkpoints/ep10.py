@@ -20,15 +20,18 @@ worked out by hand in the comments. Each test needs only the exercise it tests.
 
 from __future__ import annotations
 
+import functools
 import math
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 import stridegrad.array as sa
 from stridegrad.course.checks import (VALUE_LIMIT, CheckFailure, Checkpoint, cut_between_items,
                                      short_repr, expect, fail, raised)
+from stridegrad.course.contracts import Call, Invalid
 
 try:  # a dev dependency; the checkpoint works without it
     import array_api_strict as _strict
@@ -187,6 +190,155 @@ def _close(call: str, got: Any, expected: float) -> None:
 LN2, LN3 = math.log(2.0), math.log(3.0)
 
 
+# ------------------------------------------------------------------ contracts: the scenarios
+#
+# A contract case of this lesson is a plain description (a namespace's name and a
+# NumPy array, a list of device names and reasons, a fake device's costs); its
+# scenario builds the arrays, fakes and clocks from it, runs the function on them
+# and returns what it saw as plain data, which is compared with what the lesson's
+# own solution gives in the same scenario.
+
+#: the namespaces a case names, by their ``__name__``
+NAMESPACES: dict[str, ModuleType] = {"numpy": np, "stridegrad.array": sa}
+if _strict is not None:
+    NAMESPACES["array_api_strict"] = _strict
+
+
+# Strategies made once, not at every draw (making one costs more than drawing from it)
+@functools.cache
+def _ints(low: int, high: int) -> st.SearchStrategy:
+    return st.integers(low, high)
+
+
+@functools.cache
+def _pick(*options: Any) -> st.SearchStrategy:
+    return st.sampled_from(options)
+
+
+def _index(draw, n: int) -> int:
+    """A position in ``range(n + 1)`` (where to insert into a list of ``n``)."""
+    return draw(_ints(0, n))
+
+
+_SEED = st.integers(0, 2**32 - 1)
+_SHIFT = st.sampled_from([0.0, 0.0, 1000.0, -1000.0, 60.0, -300.0])
+
+
+def _on(xp: ModuleType, x: np.ndarray) -> Any:
+    """``x`` (a NumPy array) as an array of ``xp``: NumPy's is ``x`` itself, with its
+    strides (transposed, reversed, stepped); the others get a copy."""
+    if xp is np:
+        return x
+    if xp is sa:
+        return sa.asarray(x.tolist(), dtype=getattr(sa, x.dtype.name))
+    return xp.asarray(x)
+
+
+def _host(value: Any) -> np.ndarray | None:
+    """A NumPy copy of an array of any namespace (None for something else)."""
+    try:
+        out = np.array(np.asarray(value), copy=True)
+    except Exception:  # noqa: BLE001 - a learner's result may be anything
+        return None
+    return out if out.dtype.kind in "biufc" else None
+
+
+def _namespace_name(value: Any) -> str:
+    owner = getattr(value, "__array_namespace__", None)
+    try:
+        return owner().__name__ if owner is not None else f"none: a {type(value).__name__}"
+    except Exception:  # noqa: BLE001
+        return f"none: a {type(value).__name__}"
+
+
+def portable_scenario(fn, xp_name: str, x: np.ndarray, *args: Any, **kwargs: Any) -> dict:
+    """``fn(xp, x as an array of xp, ...)``, observed: the namespace, dtype and shape of
+    its result, and its values on the host. For a float32 ``x`` the values are those of
+    the same call in float64, and whether the float32 result agrees with them to
+    float32's precision (any order of the arithmetic rounds float32 differently)."""
+    xp = NAMESPACES[xp_name]
+    wide = None
+    if x.dtype == np.float32:
+        wide = _host(fn(xp, _on(xp, x.astype(np.float64)), *args, **kwargs))
+    arr = _on(xp, x)
+    before = None if xp is np else _host(arr)  # NumPy's x is an argument: checked for us
+    out = fn(xp, arr, *args, **kwargs)
+    host = _host(out)
+    seen: dict = {"namespace": _namespace_name(out),
+                  "dtype": str(getattr(out, "dtype", type(out).__name__)).rsplit(".", 1)[-1],
+                  "shape": tuple(getattr(out, "shape", ()))}
+    if wide is None:
+        seen["values"] = host
+    else:
+        seen["values of the same call in float64"] = wide
+        seen["float32 values agree with those"] = (
+            host is not None and host.shape == wide.shape
+            and bool(np.allclose(host, wide, rtol=1e-5, atol=1e-7)))
+    if before is not None and not np.array_equal(before, _host(arr), equal_nan=True):
+        seen["x was changed in place"] = True
+    return seen
+
+
+@st.composite
+def _scores(draw, dims: tuple = (1, 4), namespaces: tuple | None = None) -> Call:
+    """``(xp's name, x)`` and maybe ``axis`` (negative too, by position or by name): x
+    of rank 1 to 4, float32 or float64, multiples of 1/4 (often tied) with each row
+    (index along the first axis) shifted by its own amount, up to +-1000 (one max for
+    the whole array underflows the others), as a fresh array or a transposed,
+    reversed, stepped or broadcast view."""
+    # NumPy most often: only its arrays keep the layout of the case (views)
+    xp_name = draw(_pick(*(namespaces or ["numpy", "numpy"] + sorted(NAMESPACES))))
+    ndim = draw(_ints(*dims))
+    axis = draw(_ints(-ndim, ndim - 1))
+    # at most 36 values (the python device is slow); size 0 along another axis than
+    # ``axis`` for NumPy and array_api_strict (stridegrad.array cannot reduce those)
+    low = 0 if xp_name != "stridegrad.array" and ndim > 1 else 1
+    shape = [draw(_ints(low, 4 if ndim <= 2 else 3 if ndim == 3 else 2))
+             for _ in range(ndim)]
+    shape[axis] = max(shape[axis], 1)
+    shape = tuple(shape)
+    dtype = draw(_pick(np.float64, np.float32))
+    n = int(np.prod(shape))
+    if draw(_ints(0, 7)) == 0:
+        base = np.zeros(n)
+    else:
+        rng = np.random.default_rng(draw(_SEED))
+        base = rng.integers(-12, 13, size=n) / 4
+    x = base.reshape(shape)
+    if ndim and shape[0]:
+        shifts = np.array([draw(_SHIFT) for _ in range(shape[0])])
+        x = x + shifts.reshape((-1,) + (1,) * (ndim - 1))
+    x = _laid_out(draw, x.astype(dtype))
+    how = draw(_pick("default", "positional", "keyword"))
+    if how == "default" and axis == -1:
+        return Call((xp_name, x))
+    return Call((xp_name, x, axis)) if how == "positional" else Call((xp_name, x),
+                                                                     {"axis": axis})
+
+
+def _laid_out(draw, a: np.ndarray) -> np.ndarray:
+    """``a``'s values as a fresh array, or as a view: transposed, reversed (negative
+    strides), stepped, at an offset, or broadcast (stride 0) when its rows repeat."""
+    style = draw(_pick("fresh", "transposed", "reversed", "stepped", "offset", "broadcast"))
+    if a.ndim == 0 or a.size == 0 or style == "fresh":
+        return a.copy()
+    if style == "transposed" and a.ndim >= 2:
+        return np.ascontiguousarray(np.swapaxes(a, -1, -2)).swapaxes(-1, -2)
+    if style == "reversed":
+        return np.ascontiguousarray(a[..., ::-1])[..., ::-1]
+    if style == "stepped":
+        big = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), dtype=a.dtype)
+        big[..., ::2] = a
+        return big[..., ::2]
+    if style == "offset":
+        big = np.zeros((a.shape[0] + 1,) + a.shape[1:], dtype=a.dtype)
+        big[1:] = a
+        return big[1:]
+    if style == "broadcast" and a.shape[0] > 1:
+        return np.broadcast_to(a[:1], a.shape)  # every row the first one's
+    return a.copy()
+
+
 # ------------------------------------------------------------------ namespace_of
 
 
@@ -244,6 +396,131 @@ def a_list_is_not_an_array(namespace_of):
 def no_array_raises(namespace_of):
     expect(namespace_of, raises=ValueError)
     expect(namespace_of, 1, 2.5, raises=ValueError)
+
+
+_NOT_ARRAYS = {"list": list, "tuple": tuple, "str": lambda v: str(v), "dict": lambda v: {"v": v},
+               "None": lambda v: None}
+
+
+def _argument(desc: Any) -> Any:
+    """An argument of ``namespace_of`` from its plain description: a Python number as
+    it is; ``("numpy", values)``, ``("stridegrad.array", values)``,
+    ``("array_api_strict", values, device)`` and ``("fake_cupy", values, n)`` (on
+    ``f"cuda:{n}"``, a new string each time: devices are compared with ``==``) arrays;
+    ``("list", values)``, ``("tuple", ...)``, ``("str", ...)``, ``("dict", ...)`` and
+    ``("None", ...)``, which are not arrays."""
+    if not isinstance(desc, tuple):
+        return desc
+    kind, values, *where = desc
+    if kind == "numpy":
+        return np.asarray(values)
+    if kind == "stridegrad.array":
+        return sa.asarray(values)
+    if kind == "array_api_strict":
+        return _strict.asarray(values, device=_strict.Device(where[0]))
+    if kind == "fake_cupy":
+        return FakeCuPyArray(values, f"cuda:{where[0]}")
+    return _NOT_ARRAYS[kind](values)
+
+
+def namespace_scenario(namespace_of, *descs: Any) -> Any:
+    """The arrays built from ``descs``; what is observed is the name of the namespace
+    returned (or what came back instead of a module)."""
+    got = namespace_of(*[_argument(d) for d in descs])
+    return got.__name__ if isinstance(got, ModuleType) else got
+
+
+_NUMBERS = [2.0, 1, True, -0.5, 3j, False, 0, 1e300]
+
+
+def _places() -> list[tuple]:
+    places = [("numpy",), ("stridegrad.array",), ("fake_cupy", 0), ("fake_cupy", 1),
+              ("fake_cupy", 2)]
+    if _strict is not None:
+        places += [("array_api_strict", "CPU_DEVICE"), ("array_api_strict", "device1")]
+    return places
+
+
+def _values(draw) -> Any:
+    shape = draw(_pick((), (1,), (3,), (2, 3), (2, 1, 2)))
+    kind = draw(_pick("float", "int", "bool"))
+    a = np.arange(int(np.prod(shape))).reshape(shape)
+    a = a * 0.5 if kind == "float" else a % 2 == 0 if kind == "bool" else a
+    return a.tolist()
+
+
+def _at(draw, place: tuple) -> tuple:
+    return (place[0], _values(draw), *place[1:])
+
+
+def _with_numbers(draw, args: list) -> Call:
+    for _ in range(draw(_ints(0, 3))):
+        args.insert(_index(draw, len(args)), draw(_pick(*_NUMBERS)))
+    return Call(args)
+
+
+@st.composite
+def _arrays_of_one_place(draw, bad: str | None = None) -> Call:
+    """One to four arrays of one namespace on one device, Python numbers between them;
+    ``bad="not an array"``: one argument that is neither (a list, a str, None, ...)."""
+    place = draw(_pick(*_places()))
+    args = [_at(draw, place) for _ in range(draw(_ints(1, 4)))]
+    if bad == "not an array":
+        kind = draw(_pick(*sorted(_NOT_ARRAYS)))
+        values = list(draw(_pick((1.0, 2.0), (0,), (3, 4), ())))
+        args.insert(_index(draw, len(args)), (kind, values))
+    return _with_numbers(draw, args)
+
+
+@st.composite
+def _arrays_of_two_places(draw, same_namespace: bool) -> Call:
+    """Arrays from two namespaces, or (``same_namespace``) from one namespace on two
+    devices, in any order, Python numbers between them."""
+    places = _places()
+    first = draw(_pick(*[p for p in places if not same_namespace
+                         or p[0] in ("fake_cupy", "array_api_strict")]))
+    second = draw(_pick(*[p for p in places if (p[0] == first[0]) == same_namespace
+                          and p != first]))
+    picks = [first, second] + [draw(_pick(first, second))
+                               for _ in range(draw(_ints(0, 2)))]
+    picks = draw(st.permutations(picks))
+    return _with_numbers(draw, [_at(draw, p) for p in picks])
+
+
+def _first_two(descs: tuple, key) -> tuple:
+    """The first array's ``key`` and the first other ``key`` after it (as text)."""
+    seen: list = []
+    for d in descs:
+        x = _argument(d)
+        if isinstance(x, (bool, int, float, complex)):
+            continue
+        k = key(x)
+        if not seen or (k != seen[0] and len(seen) == 1):
+            seen.append(k)
+    return tuple(str(k) for k in seen[:2])
+
+
+def _not_an_array_type(*descs: Any) -> tuple:
+    return tuple(type(_argument(d)).__name__ for d in descs
+                 if isinstance(d, tuple) and d[0] in _NOT_ARRAYS)[:1]
+
+
+checkpoint.contract(
+    "namespace_of", valid=_arrays_of_one_place(), scenario=namespace_scenario,
+    hint="This row tries arrays of every namespace and device (described as "
+         "('numpy', values), ('fake_cupy', values, n) for an array on cuda:n, ...), Python "
+         "numbers among them, and the errors of the docstring, and shows the smallest case "
+         "your function gets wrong.",
+    invalid=[Invalid(_arrays_of_one_place("not an array"), TypeError,
+                     "arguments that are not arrays", naming=_not_an_array_type),
+             Invalid(_arrays_of_two_places(same_namespace=False), RuntimeError,
+                     "arrays of two namespaces",
+                     naming=lambda *d: _first_two(d, lambda x: x.__array_namespace__().__name__)),
+             Invalid(_arrays_of_two_places(same_namespace=True), RuntimeError,
+                     "arrays of one namespace on two devices",
+                     naming=lambda *d: _first_two(d, lambda x: x.device)),
+             Invalid(st.lists(st.sampled_from(_NUMBERS), max_size=3).map(Call), ValueError,
+                     "calls with no array")])
 
 
 # ------------------------------------------------------------------ softmax
@@ -315,6 +592,15 @@ def on_the_python_device(softmax):
     call = "softmax(stridegrad.array, [[ln 3, 0, 0, 0, 0, 0]])"
     _same_array(call, _call(call, softmax, sa, x), sa,
                 [[0.375, 0.125, 0.125, 0.125, 0.125, 0.125]], "float64")
+
+
+_PORTABLE_HINT = ("This row tries x of every rank from 1 to 4, float32 and float64, rows "
+                  "of very different sizes (up to +-1000), ties, views (transposed, "
+                  "reversed, stepped, broadcast) and every axis, on each namespace, and "
+                  "shows the smallest case your function gets wrong: what came back, "
+                  "as namespace, dtype, shape and values.")
+
+checkpoint.contract("softmax", valid=_scores(), scenario=portable_scenario, hint=_PORTABLE_HINT)
 
 
 # ------------------------------------------------------------------ pick_device
@@ -389,6 +675,84 @@ def empty_preference(pick_device):
     expect(pick_device, (), _availability(_HERE), raises=ValueError)
 
 
+#: the devices a case prefers, and why each may be refused
+_REFUSED = {"cuda": _NO_GPU, "cuda:1": "only 1 CUDA device", "mps": "not an Apple machine",
+            "tpu": "no TPU driver", "cpu": "cpu switched off", "python": "python switched off"}
+_NAMES = st.lists(st.sampled_from(sorted(_REFUSED)), min_size=1, max_size=4, unique=True)
+#: names whose answer from backend.device_available is the same on every machine
+_NAMES_HERE = st.lists(st.sampled_from(["cpu", "python", "tpu", "mps"]), min_size=1,
+                       max_size=4, unique=True)
+
+
+def pick_scenario(pick_device, prefer: Any, *rest: Any, **kwargs: Any) -> dict:
+    """``rest``/``kwargs``: the availability, given by position or as ``available=``, a
+    dict ``name -> reason`` ('' for a device that works; a name not in it is unknown);
+    none: the default (backend.device_available). Observed: the device picked, and the
+    names ``available`` was asked about, in order."""
+    asked: list = []
+
+    def availability(works: dict):
+        def available(name):
+            asked.append(name)
+            reason = works.get(name, f"unknown device {name!r}")
+            return reason == "", reason
+        return available
+
+    got = pick_device(prefer, *[availability(w) for w in rest],
+                      **{k: availability(w) for k, w in kwargs.items()})
+    return {"picked": got, "asked": asked} if rest or kwargs else {"picked": got}
+
+
+@st.composite
+def _preferences(draw, works: bool = True, empty: bool = False) -> Call:
+    """A name, or a tuple or list of distinct names, and an availability in which some
+    device works (``works``) or none does; given by position, by name, or left to the
+    default (then on names whose answer is the same on every machine: cpu, python and
+    unknown ones). ``empty``: no name at all."""
+    how = draw(_pick("positional", "keyword", "default"))
+    names = [] if empty else draw(_NAMES_HERE if how == "default" else _NAMES)
+    table: dict = {}
+    if how == "default" and names:
+        here = [n for n in names if n in ("cpu", "python")]
+        if works and not here:
+            names.insert(_index(draw, len(names)), draw(_pick("cpu", "python")))
+        elif not works:
+            names = [n for n in names if n not in here] or ["tpu"]
+    elif names:
+        states = ["works", "refused", "refused", "unknown"] if works else ["refused", "unknown"]
+        for name in names:
+            state = draw(_pick(*states))
+            if state != "unknown":
+                table[name] = "" if state == "works" else _REFUSED[name]
+        if works and "" not in table.values():
+            table[draw(_pick(*names))] = ""
+    kinds = ["tuple", "list", "str"] if len(names) == 1 else ["tuple", "list"]
+    kind = draw(_pick(*kinds))
+    prefer = names[0] if kind == "str" else tuple(names) if kind == "tuple" else list(names)
+    if how == "default":
+        return Call((prefer,))
+    return Call((prefer, table)) if how == "positional" else Call((prefer,), {"available": table})
+
+
+def _tried_and_why(prefer: Any, *rest: Any, **kwargs: Any) -> tuple:
+    from stridegrad.backend import device_available
+    names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
+    table = rest[0] if rest else kwargs.get("available")
+    why = [table.get(n, f"unknown device {n!r}") if table is not None else
+           device_available(n)[1] for n in names]
+    return names + tuple(why)
+
+
+checkpoint.contract(
+    "pick_device", valid=_preferences(), scenario=pick_scenario,
+    hint="This row tries preferences (a name, a tuple or a list), each with an availability "
+         "written as a dict name -> reason ('' for a device that works), and shows the "
+         "smallest case your function gets wrong, with the names it asked available about.",
+    invalid=[Invalid(_preferences(works=False), RuntimeError, "preferences of which none works",
+                     naming=_tried_and_why),
+             Invalid(_preferences(empty=True), ValueError, "empty preferences")])
+
+
 # ------------------------------------------------------------------ to_host
 
 
@@ -454,6 +818,43 @@ def device_copy_is_independent(to_host):
     got[0] = 99.0
     if x.get().tolist() != [1.0, 2.0]:
         fail("device values after writing to to_host(x)", [1.0, 2.0], x.get().tolist())
+
+
+def host_scenario(to_host, where: str, x: np.ndarray) -> dict:
+    """``x`` on ``where``: "numpy" is ``x`` itself (with its strides), "fake_cupy" a
+    FakeCuPyArray of its values, the others an array of that namespace. Observed: what
+    came back (a NumPy array as a copy, its dtype and shape), whether it is ``x``
+    itself, and how often ``x.get()`` was called."""
+    arg = x if where == "numpy" else FakeCuPyArray(x) if where == "fake_cupy" else \
+        _on(NAMESPACES[where], x)
+    got = to_host(arg)
+    seen = {"returned": got.copy() if isinstance(got, np.ndarray) else got}
+    if where == "numpy":
+        seen["is x itself"] = got is arg
+    if where == "fake_cupy":
+        seen["calls of x.get()"] = arg.gets
+    return seen
+
+
+@st.composite
+def _on_some_device(draw) -> Call:
+    """An array of rank 0 to 3 (sizes 0 and 1 too), of every dtype its namespace has,
+    on NumPy (fresh or a view), on the fake GPU, on stridegrad.array or array_api_strict."""
+    where = draw(_pick("numpy", "fake_cupy", *sorted(NAMESPACES)[1:]))
+    shape = tuple(draw(_ints(0 if where != "stridegrad.array" else 1, 3))
+                  for _ in range(draw(_ints(0, 3))))
+    dtype = draw(_pick("float64", "float32", "int64", "int32", "bool", "uint8"))
+    rng = np.random.default_rng(draw(_SEED))
+    x = np.asarray(rng.integers(-8, 9, size=shape) / 2).astype(dtype)
+    return Call((where, _laid_out(draw, x) if where == "numpy" else x))
+
+
+checkpoint.contract(
+    "to_host", valid=_on_some_device(), scenario=host_scenario,
+    hint="This row tries arrays of every rank, dtype and layout on each kind of device "
+         "(numpy, fake_cupy, stridegrad.array, array_api_strict), and shows the smallest "
+         "case your function gets wrong: what came back, whether it is x itself, and how "
+         "often x.get() was called.")
 
 
 # ------------------------------------------------------------------ time_op
@@ -544,6 +945,45 @@ def repeat_must_be_positive(time_op):
     expect(time_op, dev.launch, dev.sync, repeat=0, clock=dev.clock, raises=ValueError)
 
 
+def time_scenario(time_op, device: dict, *args: Any, **kwargs: Any) -> dict:
+    """``time_op(launch, sync, *args, clock=clock, **kwargs)`` on a FakeAsyncDevice made
+    from ``device`` (its ``costs``, ``launch_cost`` and ``compile_cost``). Observed: what
+    it returned, how often it called fn, and the device's work still queued when it
+    returned (in seconds)."""
+    dev = FakeAsyncDevice(device["costs"], device["launch_cost"], device["compile_cost"])
+    got = time_op(dev.launch, dev.sync, *args, clock=dev.clock, **kwargs)
+    return {"returned": float(got) if isinstance(got, float) else got,
+            "calls of fn": dev.launches,
+            "work still queued": max(0.0, dev.busy_until - dev.now)}
+
+
+_COSTS = st.lists(st.sampled_from([0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05]), min_size=1,
+                  max_size=6)
+
+
+@st.composite
+def _timings(draw, repeats: tuple = (1, 5)) -> Call:
+    """A fake device: the cost of each run (the last one repeats), a launch cost and a
+    first call that compiles or not; repeat left out, by position or by name."""
+    device = {"costs": draw(_COSTS),
+              "launch_cost": draw(_pick(0.0, 0.001, 0.002)),
+              "compile_cost": draw(_pick(0.0, 0.5, 5.0))}
+    how = draw(_pick("default", "positional", "keyword"))
+    r = draw(_ints(*repeats))
+    if how == "default" and r == 3:
+        return Call((device,))
+    return Call((device, r)) if how == "positional" else Call((device,), {"repeat": r})
+
+
+checkpoint.contract(
+    "time_op", valid=_timings(), scenario=time_scenario,
+    hint="This row tries fake devices (each run's cost on the device, the launch's cost on "
+         "the host, a first call that compiles) and repeat from 1 to 5, and shows the "
+         "smallest case your function gets wrong: what it returned, how often it called fn, "
+         "and the device's work still queued when it returned.",
+    invalid=[Invalid(_timings(repeats=(-2, 0)), ValueError, "repeat below 1")])
+
+
 # ------------------------------------------------------------------ stretch: logsumexp
 
 LN4 = math.log(4.0)
@@ -607,3 +1047,7 @@ def logsumexp_keeps_float32(logsumexp):
     x = xp.asarray([0.0, LN3], dtype=xp.float32)
     call = f"logsumexp({xp.__name__}, float32 [0, ln 3])"
     _same_array(call, _call(call, logsumexp, xp, x), xp, LN4, "float32")
+
+
+checkpoint.contract("logsumexp", valid=_scores(), scenario=portable_scenario, hint=_PORTABLE_HINT,
+                    stretch=True)

@@ -12,10 +12,16 @@ the learner's ``run_graph``.
 
 from __future__ import annotations
 
-import numpy as np
+import random
+import sys
+from typing import Any
 
-from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail
-from stridegrad.course.compiler import Graph, evaluate, parse, validate
+import numpy as np
+from hypothesis import strategies as st
+
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, short_repr
+from stridegrad.course.compiler import Graph, Op, evaluate, parse, validate
+from stridegrad.course.contracts import Call, Invalid
 
 __all__ = ["checkpoint"]
 
@@ -75,6 +81,321 @@ def _check_values(call: str, got, want: list) -> None:
         fail(f"type of {call}", "list", type(got).__name__)
     if len(got) != len(want) or not all(_close(g, w) for g, w in zip(got, want)):
         fail(call, want, got)
+
+
+# ------------------------------------------------------------------ contracts: random graphs
+#
+# A contract case is a graph in its text form (``parse(text)`` is the Graph), made at
+# random by :class:`_Builder` with the habits of real traces and of each pass's traps:
+# chains and trees of elementwise ops, reductions with axes, fused ops, constants
+# (numbers, arrays), values with several readers or none, repeats, outputs anywhere.
+# Every graph can run: each op is tried on the probe inputs while it is made, and one
+# that would fail or overflow is replaced. The scenarios run the pass on a fresh
+# Graph and observe the graph it returns in a canonical text (each op's attrs in
+# sorted order: the order they are written in is not part of the answer).
+
+_UNARY = ("negative", "exp", "tanh", "abs", "square")
+_BINARY = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
+_SUMS = ({}, {"axis": 0}, {"axis": 1}, {"axis": -1}, {"keepdims": True},
+         {"axis": 0, "keepdims": True}, {"keepdims": True, "axis": -1}, {"axis": (0, 1)},
+         {"axis": 1, "keepdims": False})
+#: attrs whose values are the same without their names, and the same attrs written in
+#: another order
+_TWINS = (({"axis": 1}, {"keepdims": True}), ({"axis": 0}, {"keepdims": False}),
+          ({"axis": 0, "keepdims": True}, {"keepdims": True, "axis": 0}),
+          ({"axis": -1, "keepdims": True}, {"keepdims": True, "axis": -1}))
+_NUMBERS = (0.0, 1.0, 2.0, 0.5, -1.0, 3.0, 1, 0, 2, -0.0)
+_ARRAYS = ((1.0, 2.0, 3.0), (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), (-1.0, 0.5, 2.0),
+           ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), ((1.0, 1.0, 1.0), (1.0, 1.0, 1.0)))
+_INPUT_NAMES = ("x", "y", "w", "b")
+_OP_NAMES = tuple("acdefghkmnpqrstuvz") + ("t1", "t2", "s2", "out", "o2")
+
+#: how often each kind of step is taken, per pass
+_PROFILES = {
+    "run": {"unary": 3, "binary": 4, "const": 2, "sum": 1, "fused": 1, "matmul": 1, "input": 1},
+    "dce": {"unary": 3, "binary": 4, "const": 2, "sum": 1, "fused": 1, "input": 1},
+    "cse": {"unary": 2, "binary": 3, "const": 2, "sum": 1, "repeat": 3, "swap": 2, "echo": 2,
+            "twin": 2, "fused": 1},
+    "fold": {"unary": 2, "binary": 4, "const": 4, "sum": 1, "fused": 1, "input": 1},
+    "fuse": {"unary": 4, "binary": 3, "twice": 1, "const": 1, "sum": 1, "matmul": 1,
+             "fused": 1},
+    "simplify": {"unary": 1, "binary": 1, "const": 1, "identity": 5},
+}
+
+
+class _Builder:
+    """A graph made op by op with a seeded random generator; each op is tried on the
+    probe values of the inputs, and one that fails, overflows or divides by nearly 0
+    becomes ``tanh`` of its first argument."""
+
+    def __init__(self, rng: random.Random, profile: str, inputs: dict) -> None:
+        self.rng, self.profile = rng, profile
+        self.ops: list[Op] = []
+        self.values: dict = {}
+        self.from_consts: set = set()  # values that do not depend on an input
+        self.repeats: dict = {}  # name -> the earlier op it repeats
+        names = list(_OP_NAMES)
+        rng.shuffle(names)
+        self.free = names
+        self.spare_inputs = [n for n in _INPUT_NAMES if n not in inputs]
+        self.inputs = inputs  # an input made later joins it
+        for name, value in inputs.items():
+            self.ops.append(Op(name, "input"))
+            self.values[name] = value
+
+    def pick(self, prefer_consts: bool = False) -> str:
+        names = list(self.values)
+        if prefer_consts and self.from_consts and self.rng.random() < 0.7:
+            names = [n for n in names if n in self.from_consts]
+        if self.rng.random() < 0.6:  # the latest values: chains
+            names = names[-3:]
+        return self.rng.choice(names)
+
+    def add(self, op: str, args: tuple, attrs: dict | None = None, name: str | None = None) -> str:
+        name = name or self.free.pop()
+        made = Op(name, op, args, attrs or {})
+        value = self.run(made)
+        if value is None:
+            made = Op(name, "tanh", args[:1])
+            value = self.run(made)
+        self.ops.append(made)
+        self.values[name] = value
+        if all(a in self.from_consts for a in made.args) and made.op != "input":
+            self.from_consts.add(name)
+        return name
+
+    def run(self, op: Op) -> Any:
+        try:
+            with np.errstate(all="raise"):
+                args = [self.values[a] for a in op.args]
+                if op.op == "divide" and np.min(np.abs(np.asarray(args[1], dtype=float))) < 0.25:
+                    return None
+                value = evaluate(op, args)
+        except (ValueError, TypeError, FloatingPointError, IndexError):
+            return None
+        v = np.asarray(value, dtype=float)
+        return value if np.all(np.isfinite(v)) and np.all(np.abs(v) < 1e6) else None
+
+    def const(self, value: Any = None) -> str:
+        value = self.rng.choice(_NUMBERS + _ARRAYS) if value is None else value
+        # never 1 and 1.0 (or 0.0 and -0.0) in one graph: the library's CSE compares attrs
+        # with ==, so it merges them though their values differ in type; until it does
+        # not, a right answer that keeps them apart would be refused
+        for op in self.ops:
+            if op.op == "const" and op.attrs["value"] == value:
+                value = op.attrs["value"]
+        name = self.add("const", (), {"value": value})
+        self.from_consts.add(name)
+        return name
+
+    def step(self) -> None:
+        weights = _PROFILES[self.profile]
+        kind = self.rng.choices(list(weights), list(weights.values()))[0]
+        fold = self.profile == "fold"
+        earlier = [op for op in self.ops if op.op not in ("input", "const")]
+        if kind == "input" and self.spare_inputs:
+            name = self.spare_inputs.pop(0)
+            self.ops.append(Op(name, "input"))
+            self.values[name] = self.inputs[name] = float(self.rng.choice([-1.5, 0.5, 2.0]))
+        elif kind == "const" or len(self.values) == 0:
+            self.const()
+        elif kind == "unary":
+            a = self.pick(fold)
+            op = self.rng.choice(_UNARY)
+            if op == "exp" and np.max(np.abs(np.asarray(self.values[a], dtype=float))) > 20:
+                op = "tanh"
+            self.add(op, (a,))
+        elif kind == "binary":
+            self.add(self.rng.choice(_BINARY), (self.pick(fold), self.pick(fold)))
+        elif kind == "sum":
+            self.add("sum", (self.pick(fold),), dict(self.rng.choice(_SUMS)))
+        elif kind == "twice":  # one reader reading a value twice: x * x
+            a = self.pick()
+            self.add(self.rng.choice(_BINARY), (a, a))
+        elif kind == "swap":  # the same op with its two args swapped: a repeat if it commutes
+            pairs = [op for op in earlier if len(op.args) == 2 and op.args[0] != op.args[1]]
+            if not pairs or self.rng.random() < 0.3:
+                self.add(self.rng.choice(("add", "subtract", "multiply", "divide", "maximum")),
+                         (self.pick(), self.pick()))
+                op = self.ops[-1]
+            else:
+                op = self.rng.choice(pairs)
+            if len(op.args) == 2 and op.args[0] != op.args[1]:
+                self.add(op.op, op.args[::-1], dict(op.attrs))
+        elif kind == "matmul":
+            self.add("matmul", (self.pick(), self.pick()))
+        elif kind == "fused":
+            self.fused(fold)
+        elif kind == "repeat" and earlier:
+            op = self.rng.choice(earlier)
+            args = op.args[::-1] if len(op.args) == 2 and self.rng.random() < 0.4 else op.args
+            attrs = dict(op.attrs)
+            if len(attrs) > 1 and self.rng.random() < 0.5:
+                attrs = dict(reversed(list(attrs.items())))
+            self.repeats[self.add(op.op, args, attrs)] = op.name
+        elif kind == "echo" and self.repeats:
+            # an op that reads a repeat where an earlier op read the first: a repeat too,
+            # once the repeat is renamed
+            dup = self.rng.choice(list(self.repeats))
+            first = self.repeats[dup]
+            readers = [op for op in earlier if first in op.args]
+            if readers:
+                op = self.rng.choice(readers)
+                args = tuple(dup if a == first else a for a in op.args)
+                self.add(op.op, args, dict(op.attrs))
+            else:
+                self.add("exp" if self.rng.random() < 0.5 else "negative", (first,))
+        elif kind == "twin":
+            a = self.pick()
+            one, other = self.rng.choice(_TWINS)
+            self.add("sum", (a,), dict(one))
+            self.add("sum", (a,), dict(other))
+        elif kind == "identity":
+            self.identity()
+        else:
+            self.add(self.rng.choice(_UNARY[:3]), (self.pick(),))
+
+    def fused(self, fold: bool) -> None:
+        """A fused op of two or three elementwise steps on one or two outer values."""
+        outer = list(dict.fromkeys([self.pick(fold)] + ([self.pick(fold)]
+                                                        if self.rng.random() < 0.6 else [])))
+        name = self.free.pop()
+        body, last, steps = [], outer[0], self.rng.choice([2, 3])
+        for k in range(steps):
+            inner = name if k == steps - 1 else f"{name}_{k}"
+            binary = self.rng.choice(("multiply", "add", "subtract", "maximum"))
+            if len(outer) == 2 and k == 1:
+                body.append(Op(inner, binary, (last, outer[1])))
+            elif self.rng.random() < 0.5:
+                body.append(Op(inner, self.rng.choice(("tanh", "negative")), (last,)))
+            else:
+                body.append(Op(inner, binary, (last, outer[0])))
+            last = inner
+        self.add("fused", tuple(outer), {"body": "; ".join(str(op) for op in body)}, name=name)
+
+    def identity(self) -> None:
+        """``a + 0``, ``0 + a``, ``a - 0``, ``0 - a``, ``a * 1``, ``1 * a``, ``a / 1``,
+        ``1 / a``, or an op with another constant (2, 0 for *, 1 for +, an array of ones
+        or zeros), on a value made earlier or a chain of them."""
+        a = self.pick()
+        op = self.rng.choice(("add", "subtract", "multiply", "divide"))
+        if self.rng.random() < 0.7:
+            value = self.rng.choice((0.0, 0, -0.0) if op in ("add", "subtract") else (1.0, 1))
+        else:
+            value = self.rng.choice((2.0, 0.0, 1.0, -1.0) + _ARRAYS[1:3] + _ARRAYS[5:])
+        consts = [o.name for o in self.ops if o.op == "const" and o.attrs["value"] == value
+                  and type(o.attrs["value"]) is type(value)]
+        c = self.rng.choice(consts) if consts and self.rng.random() < 0.6 else self.const(value)
+        self.add(op, (a, c) if self.rng.random() < 0.7 else (c, a))
+
+    def outputs(self, profile: str) -> list[str]:
+        names = list(self.values)
+        last = names[-1]
+        picked = [last] if profile != "dce" or self.rng.random() < 0.6 else []
+        for _ in range(self.rng.choice([0, 1, 1, 2])):
+            picked.append(self.rng.choice(names))
+        if not picked:
+            picked = [self.rng.choice(names)]
+        if self.rng.random() < 0.9:
+            picked = list(dict.fromkeys(picked))
+        return picked
+
+    def text(self, outputs: list[str]) -> str:
+        return str(Graph(self.ops, outputs))
+
+
+def _probe_inputs(rng: random.Random, n: int, dtype: Any = np.float64) -> dict:
+    """``n`` input values, each a number or an array of shape (3,) or (2, 3), multiples
+    of 1/4 in [-2, 2]."""
+    out = {}
+    for name in _INPUT_NAMES[:n]:
+        shape = rng.choice([(), (3,), (2, 3), (2, 3)])
+        values = [rng.randint(-8, 8) / 4 for _ in range(int(np.prod(shape)))]
+        out[name] = float(values[0]) if shape == () else np.array(values, dtype=dtype).reshape(shape)
+    return out
+
+
+@st.composite
+def _graphs(draw, profile: str, with_inputs: bool = False) -> Any:
+    """A graph in its text form (and, ``with_inputs``, the inputs it runs on): its size
+    and number of inputs drawn by Hypothesis (small ones first), the rest made by a
+    generator seeded from the draw."""
+    n_inputs = draw(st.integers(0 if profile in ("fold", "dce") else 1, 3))
+    n_steps = draw(st.integers(0, 9))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    dtype = np.float32 if with_inputs and rng.random() < 0.25 else np.float64
+    inputs = _probe_inputs(rng, n_inputs, dtype)
+    builder = _Builder(rng, profile, inputs)
+    if not builder.values:
+        builder.const()
+    for _ in range(n_steps):
+        builder.step()
+    text = builder.text(builder.outputs(profile))
+    return (text, inputs) if with_inputs else text
+
+
+def _canonical(graph: Any) -> str:
+    """A returned graph as text, each op's attrs in sorted order, and what is wrong with
+    it: not a Graph, or not well formed."""
+    if not isinstance(graph, Graph):
+        return f"a {type(graph).__name__}, not a Graph: {short_repr(graph)}"
+    lines = []
+    for op in graph.ops:
+        try:
+            lines.append(str(Op(op.name, op.op, op.args, dict(sorted(op.attrs.items())))))
+        except Exception:  # noqa: BLE001 - not an Op
+            lines.append(f"{short_repr(op)} (a {type(op).__name__}, not an Op)")
+    lines.append("return " + ", ".join(str(n) for n in graph.outputs))
+    try:
+        validate(graph)
+    except Exception as exc:  # noqa: BLE001 - validate names what is broken
+        lines.append(f"# not a well-formed graph: {exc}")
+    return "\n".join(lines)
+
+
+def pass_scenario(graph_pass, text: str) -> str:
+    """``graph_pass(parse(text))``, observed: the graph it returns in its canonical text,
+    with a note when the graph passed in was changed, when that graph itself is
+    returned (not a new Graph), or when the pass changed the recursion limit (it runs
+    with the default room for recursion, 1000 frames, whatever the process's limit)."""
+    graph = parse(text)
+    before, outside = str(graph), sys.getrecursionlimit()
+    # the pass runs with Python's default room (1000 frames) above this one, whatever
+    # the process's limit now is: a recursive walk meets the same limit in every run
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    limit = depth + 1000
+    sys.setrecursionlimit(limit)
+    try:
+        got = graph_pass(graph)
+    finally:
+        raised_limit = sys.getrecursionlimit() != limit
+        sys.setrecursionlimit(outside)
+    seen = _canonical(got)
+    if str(graph) != before:
+        seen += "\n# the graph passed in was changed"
+    if got is graph:
+        seen += "\n# the graph passed in itself, not a new Graph"
+    if raised_limit:
+        seen += "\n# sys.setrecursionlimit was changed (walk the ops, do not recurse)"
+    return seen
+
+
+def run_scenario(run_graph, text: str, inputs: dict) -> Any:
+    """``run_graph(parse(text), inputs)``, observed: what it returns (and a note when the
+    graph passed in was changed; the inputs dict is an argument, checked as one)."""
+    graph = parse(text)
+    before = str(graph)
+    got = run_graph(graph, inputs)
+    return got if str(graph) == before else {"returned": got,
+                                             "note": "the graph passed in was changed"}
+
+
+_GRAPH_HINT = ("This row tries random graphs, shown in their text form (parse(text) gives "
+               "the Graph), made like real traces and full of the traps of this pass, and "
+               "shows the smallest one your function gets wrong: the graph it returned "
+               "(each op's attrs in sorted order), as text.")
 
 
 # ------------------------------------------------------------------ run_graph
@@ -172,6 +493,32 @@ def leaves_inputs_alone(run_graph):
         fail("the inputs dict after run_graph", {"x": 2.0, "y": 3.0, "b": 1.0}, inputs)
     _unchanged("run_graph", g, str(_g(XYB)))
 
+
+
+@st.composite
+def _runs(draw, missing: bool = False) -> Call:
+    """A graph and its inputs, in another order than the graph's, now and then with a
+    name the graph does not have; ``missing``: one of its inputs left out (one that is
+    read, or one that is not)."""
+    text, inputs = draw(_graphs("run", with_inputs=True))
+    rng = random.Random(draw(st.integers(0, 2**16)))
+    names = list(inputs)
+    rng.shuffle(names)
+    if missing:
+        names.remove(rng.choice(names))
+    given = {n: inputs[n] for n in names}
+    if rng.random() < 0.2:
+        given["unused"] = 1.0
+    return Call((text, given))
+
+
+# the list returns the inputs' own values where an output is an input, as evaluate does
+checkpoint.contract(
+    "run_graph", valid=_runs(), scenario=run_scenario, may_alias=True,
+    hint="This row tries random graphs, shown in their text form (parse(text) gives the "
+         "Graph), with inputs given in any order, and shows the smallest one your function "
+         "gets wrong.",
+    invalid=[Invalid(_runs(missing=True), KeyError, "inputs dicts without one of the inputs")])
 
 # ------------------------------------------------------------------ eliminate_dead_code
 
@@ -292,6 +639,17 @@ def dce_leaves_its_input_alone(eliminate_dead_code):
     eliminate_dead_code(g)
     _unchanged("eliminate_dead_code", g, before)
 
+
+
+#: a chain longer than Python's recursion limit, with a dead op: a walk that recurses
+#: from the outputs cannot finish it
+_CHAIN = "\n".join(["x = input()", "d = exp(x)", "t0 = negative(x)"]
+                   + [f"t{k} = negative(t{k - 1})" for k in range(1, 1200)] + ["return t1199"])
+
+checkpoint.contract(
+    "eliminate_dead_code", scenario=pass_scenario, hint=_GRAPH_HINT,
+    valid=st.integers(0, 15).flatmap(
+        lambda k: st.just(Call((_CHAIN,))) if k == 0 else _graphs("dce").map(lambda t: Call((t,)))))
 
 # ------------------------------------------------------------------ eliminate_common_subexpressions
 
@@ -448,6 +806,10 @@ def cse_leaves_its_input_alone(eliminate_common_subexpressions):
     _unchanged("eliminate_common_subexpressions", g, before)
 
 
+
+checkpoint.contract("eliminate_common_subexpressions", scenario=pass_scenario, hint=_GRAPH_HINT,
+                    valid=_graphs("cse").map(lambda t: Call((t,))))
+
 # ------------------------------------------------------------------ constant_fold
 
 
@@ -578,6 +940,10 @@ def folding_leaves_its_input_alone(constant_fold):
     constant_fold(g)
     _unchanged("constant_fold", g, before)
 
+
+
+checkpoint.contract("constant_fold", scenario=pass_scenario, hint=_GRAPH_HINT,
+                    valid=_graphs("fold").map(lambda t: Call((t,))))
 
 # ------------------------------------------------------------------ fuse_elementwise
 
@@ -724,6 +1090,10 @@ def fuses_a_tree_and_keeps_values(fuse_elementwise):
         fail("values of the fused graph", "the same as before fusion", "different")
 
 
+
+checkpoint.contract("fuse_elementwise", scenario=pass_scenario, hint=_GRAPH_HINT,
+                    valid=_graphs("fuse").map(lambda t: Call((t,))))
+
 # ------------------------------------------------------------------ stretch: simplify_identities
 
 @checkpoint.test("simplify_identities", hint="x * 1 is x: drop y and let its reader read x.",
@@ -844,3 +1214,8 @@ def leaves_the_graph_alone(simplify_identities):
     before = str(g)
     simplify_identities(g)
     _unchanged("simplify_identities(g)", g, before)
+
+
+
+checkpoint.contract("simplify_identities", scenario=pass_scenario, hint=_GRAPH_HINT, stretch=True,
+                    valid=_graphs("simplify").map(lambda t: Call((t,))))

@@ -113,6 +113,47 @@ def namespace_of(*arrays):
             raise RuntimeError(f"{device} and {x.device}")
     return xp
 """),
+        Misconception("compares only the first two arrays",
+          "checks the second array against the first and stops there: a third array of "
+          "another namespace or device is let through",
+          """
+def namespace_of(*arrays):
+    found = [x for x in arrays if not isinstance(x, (bool, int, float, complex))]
+    if not found:
+        raise ValueError("no array")
+    for x in found:
+        if not hasattr(x, "__array_namespace__"):
+            raise TypeError(f"a {type(x).__name__} is not an array")
+    xp = found[0].__array_namespace__()
+    if len(found) > 1:
+        other = found[1].__array_namespace__()
+        if other is not xp:
+            raise RuntimeError(f"arrays of {xp.__name__} and {other.__name__}")
+        if found[1].device != found[0].device:
+            raise RuntimeError(f"arrays on {found[0].device} and {found[1].device}")
+    return xp
+"""),
+        Misconception("forgets complex numbers",
+          "skips bool, int and float but not complex: a Python complex number such as 3j is "
+          "asked for a namespace and refused with TypeError, though it goes with any array",
+          """
+def namespace_of(*arrays):
+    xp = device = None
+    for x in arrays:
+        if isinstance(x, (bool, int, float)):
+            continue
+        if not hasattr(x, "__array_namespace__"):
+            raise TypeError(f"a {type(x).__name__} is not an array")
+        if xp is None:
+            xp, device = x.__array_namespace__(), x.device
+        elif x.__array_namespace__() is not xp:
+            raise RuntimeError(f"{xp.__name__} and {x.__array_namespace__().__name__}")
+        elif x.device != device:
+            raise RuntimeError(f"{device} and {x.device}")
+    if xp is None:
+        raise ValueError("no array")
+    return xp
+"""),
     ],
     "softmax": [
         Misconception("NumPy habits: methods and np.exp",
@@ -170,6 +211,25 @@ def softmax(xp, x, axis=-1):
 def softmax(xp, x, axis=-1):
     x = xp.astype(x, xp.float64)
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+"""),
+        Misconception("one max for the whole array",
+          "subtracts the maximum of the whole array instead of each row's: a row far below "
+          "the largest (scores near -1000 beside scores near 0) underflows to exp(...) = 0 "
+          "everywhere and gives 0 / 0 = nan, and an x with no element (shape (0, 2)) has no "
+          "maximum at all",
+          """
+def softmax(xp, x, axis=-1):
+    e = xp.exp(x - xp.max(x))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+"""),
+        Misconception("changes x in place",
+          "subtracts the maximum from x in place (x -= ...): the answer is right, but the "
+          "caller's array now holds other numbers",
+          """
+def softmax(xp, x, axis=-1):
+    x -= xp.max(x, axis=axis, keepdims=True)
+    e = xp.exp(x)
     return e / xp.sum(e, axis=axis, keepdims=True)
 """),
     ],
@@ -246,6 +306,23 @@ def pick_device(prefer, available=device_available):
             return name
     raise RuntimeError(f"no device works among {names}")
 """),
+        Misconception("a list of names taken for one name",
+          "wraps anything that is not a tuple as one name: a list of devices such as "
+          "['cuda', 'cpu'] is asked about as a single device",
+          """
+from stridegrad.backend import device_available
+def pick_device(prefer, available=device_available):
+    names = prefer if isinstance(prefer, tuple) else (prefer,)
+    if not names:
+        raise ValueError("no device to choose from")
+    reasons = []
+    for name in names:
+        ok, why = available(name)
+        if ok:
+            return name
+        reasons.append(f"{name} ({why})")
+    raise RuntimeError("no device works: " + "; ".join(reasons))
+"""),
     ],
     "to_host": [
         Misconception("np.asarray for everything",
@@ -295,6 +372,30 @@ def to_host(x):
     if hasattr(x, "get"):
         return x.get().astype(np.float64)
     return np.asarray(x, dtype=np.float64)
+"""),
+        Misconception("makes NumPy views contiguous",
+          "returns np.ascontiguousarray(x) for a NumPy array: a transposed, reversed or "
+          "stepped view comes back as a copy, not as the array itself",
+          """
+import numpy as np
+def to_host(x):
+    if isinstance(x, np.ndarray):
+        return np.ascontiguousarray(x)
+    if hasattr(x, "get"):
+        return x.get()
+    return np.asarray(x)
+"""),
+        Misconception("through tolist(), loses the dtype",
+          "copies through .tolist() and np.array(...): Python numbers come back as float64 "
+          "or int64, so float32, int32 and uint8 arrays change dtype",
+          """
+import numpy as np
+def to_host(x):
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "get"):
+        return np.array(x.get().tolist())
+    return np.array(np.asarray(x).tolist())
 """),
     ],
     "time_op": [
@@ -431,6 +532,22 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
         best = min(best, clock() - start)
     return best
 """),
+        Misconception("the warm-up counted as a run",
+          "times the warm-up too and returns the best of all the runs, warm-up included: when "
+          "the warm-up happens to be the fastest run, its time is returned",
+          """
+import math, time
+def time_op(fn, sync, repeat=3, clock=time.perf_counter):
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    best = math.inf
+    for _ in range(repeat + 1):
+        start = clock()
+        fn()
+        sync()
+        best = min(best, clock() - start)
+    return best
+"""),
     ],
 }
 
@@ -467,7 +584,8 @@ MISCONCEPTIONS["logsumexp"] = [
       _logsumexp(result="xp.squeeze(xp.log(total), axis=axis)")),
     Misconception("one max for the whole array",
       "subtracts the maximum of the whole array instead of each row's: a row far below "
-      "the largest underflows to exp(...) = 0 and log(0) = -inf",
+      "the largest underflows to exp(...) = 0 and log(0) = -inf, and an x with no element "
+      "(shape (0, 2)) has no maximum at all",
       _logsumexp(max_="xp.max(x)")),
     Misconception("keeps the reduced axis",
       "returns the keepdims shape (the reduced axis kept as size 1): the values are right "
@@ -479,4 +597,8 @@ MISCONCEPTIONS["logsumexp"] = [
       _logsumexp(max_="np.max(x, axis=axis, keepdims=True)",
                  sum_="np.sum(np.exp(x - m), axis=axis, keepdims=True)",
                  result="np.squeeze(np.log(total) + m, axis=axis)")),
+    Misconception("shifts by the mean, not the max",
+      "subtracts the mean along the axis instead of the maximum: scores spread over more "
+      "than about 700 (0 and 2000) still overflow exp, and the answer is inf",
+      _logsumexp(max_="xp.mean(x, axis=axis, keepdims=True)")),
 ]

@@ -71,6 +71,30 @@ def run_graph(graph, inputs):
             values[op.name] = evaluate(op, [values[a] for a in op.args])
     return [values[n] for n in graph.outputs]
 """),
+        Misconception("inputs by position",
+          "pairs the graph's inputs with the dict's values by position (zip(graph.inputs, "
+          "inputs.values())): when the dict lists them in another order, each input gets "
+          "another one's value",
+          _IR + """
+def run_graph(graph, inputs):
+    values = dict(zip(graph.inputs, inputs.values()))
+    for op in graph.ops:
+        if op.op != "input":
+            values[op.name] = evaluate(op, [values[a] for a in op.args])
+    return [values[n] for n in graph.outputs]
+"""),
+        Misconception("a missing input is noticed only when read",
+          "starts from a copy of the inputs dict and never looks the input ops up: an input "
+          "left out of the dict is reported only if an op reads it, not as the KeyError every "
+          "missing input is",
+          _IR + """
+def run_graph(graph, inputs):
+    values = dict(inputs)
+    for op in graph.ops:
+        if op.op != "input":
+            values[op.name] = evaluate(op, [values[a] for a in op.args])
+    return [values[n] for n in graph.outputs]
+"""),
     ],
     "eliminate_dead_code": [
         Misconception("one round: drops only ops nobody reads (keeps ops read only by dead ops)",
@@ -127,6 +151,49 @@ def eliminate_dead_code(graph):
             kept.append(op)
             needed.update(op.args)
     return Graph(kept, graph.outputs)
+"""),
+        Misconception("recursive walk from the outputs",
+          "marks the needed ops with a recursive function from the outputs: a chain longer "
+          "than Python's recursion limit (about 1000 ops) raises RecursionError, where one "
+          "walk over the ops in reverse order needs no recursion",
+          _IR + """
+def eliminate_dead_code(graph):
+    ops = {op.name: op for op in graph.ops}
+    needed = set()
+
+    def need(name):
+        if name not in needed:
+            needed.add(name)
+            for a in ops[name].args:
+                need(a)
+
+    for name in graph.outputs:
+        need(name)
+    return Graph([op for op in graph.ops if op.name in needed or op.op == "input"],
+                 graph.outputs)
+"""),
+        Misconception("raises the recursion limit",
+          "raises sys.setrecursionlimit to make its recursive walk fit: the limit stays "
+          "changed for everything that runs after it (and a longer graph still does not "
+          "fit); one walk over the ops in reverse order needs no recursion",
+          _IR + """
+import sys
+
+def eliminate_dead_code(graph):
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(graph.ops) + 1000))
+    ops = {op.name: op for op in graph.ops}
+    needed = set()
+
+    def need(name):
+        if name not in needed:
+            needed.add(name)
+            for a in ops[name].args:
+                need(a)
+
+    for name in graph.outputs:
+        need(name)
+    return Graph([op for op in graph.ops if op.name in needed or op.op == "input"],
+                 graph.outputs)
 """),
     ],
     "eliminate_common_subexpressions": [
@@ -243,6 +310,48 @@ def eliminate_common_subexpressions(graph):
             kept.append(Op(op.name, op.op, args, op.attrs))
     return Graph(kept, [replace.get(n, n) for n in graph.outputs])
 """),
+        Misconception("attrs' values without their names",
+          "keys ops by the set of their attrs' values, without the names: sum(x, axis=1) "
+          "and sum(x, keepdims=True) both give {1} == {True} and are merged, and so are "
+          "sum(x, axis=0) and sum(x, keepdims=False)",
+          _IR + """
+def eliminate_common_subexpressions(graph):
+    replace, seen, kept = {}, {}, []
+    for op in graph.ops:
+        args = tuple(replace.get(a, a) for a in op.args)
+        if op.op == "input":
+            kept.append(op)
+            continue
+        key_args = tuple(sorted(args)) if op.op in COMMUTATIVE else args
+        key = (op.op, key_args, frozenset(op.attrs.values()))
+        if key in seen:
+            replace[op.name] = seen[key]
+        else:
+            seen[key] = op.name
+            kept.append(Op(op.name, op.op, args, op.attrs))
+    return Graph(kept, [replace.get(n, n) for n in graph.outputs])
+"""),
+        Misconception("attrs in the order they are written",
+          "keys ops by their attrs in the order they are written: sum(x, axis=0, "
+          "keepdims=True) and sum(x, keepdims=True, axis=0) are the same op, but are not "
+          "merged",
+          _IR + """
+def eliminate_common_subexpressions(graph):
+    replace, seen, kept = {}, {}, []
+    for op in graph.ops:
+        args = tuple(replace.get(a, a) for a in op.args)
+        if op.op == "input":
+            kept.append(op)
+            continue
+        key_args = tuple(sorted(args)) if op.op in COMMUTATIVE else args
+        key = (op.op, key_args, tuple(op.attrs.items()))
+        if key in seen:
+            replace[op.name] = seen[key]
+        else:
+            seen[key] = op.name
+            kept.append(Op(op.name, op.op, args, op.attrs))
+    return Graph(kept, [replace.get(n, n) for n in graph.outputs])
+"""),
     ],
     "constant_fold": [
         Misconception("folds an op with an input among its args (any instead of all)",
@@ -321,6 +430,24 @@ def constant_fold(graph):
         if op.op == "const":
             known[op.name] = op.attrs["value"]
         elif op.op != "input" and all(a in known for a in op.args):
+            value = evaluate(op, [known[a] for a in op.args])
+            known[op.name] = value
+            kept.append(Op(op.name, "const", (), {"value": value}))
+        else:
+            kept.append(op)
+    return Graph(kept, graph.outputs)
+"""),
+        Misconception("a const of value 0 looks unknown",
+          "tests whether an argument's value is known by its truth (all(known.get(a) ...)): "
+          "a constant 0 or 0.0 is false, so an op that reads one is never folded",
+          _IR + """
+def constant_fold(graph):
+    known, kept = {}, []
+    for op in graph.ops:
+        if op.op == "const":
+            known[op.name] = op.attrs["value"]
+            kept.append(op)
+        elif op.op != "input" and all(known.get(a) for a in op.args):
             value = evaluate(op, [known[a] for a in op.args])
             known[op.name] = value
             kept.append(Op(op.name, "const", (), {"value": value}))
@@ -441,6 +568,38 @@ def fuse_elementwise(graph):
             kept.append(fused_op(graph, group))
     return Graph(kept, graph.outputs)
 """),
+        Misconception("puts the fused op where its group starts",
+          "puts each fused op where the first op of its group was, not where the last one "
+          "was: an op between them that the group reads (a sum, a matmul) then comes after "
+          "the fused op that reads it",
+          _IR + """
+def fuse_elementwise(graph):
+    users, outputs = graph.users(), set(graph.outputs)
+    kind = {op.name: op.op for op in graph.ops}
+
+    def absorbed(op):
+        readers = users[op.name]
+        return (len(readers) == 1 and kind[readers[0]] in ELEMENTWISE
+                and op.name not in outputs)
+
+    root = {}  # each elementwise op -> the op of its group that is not absorbed
+    for op in reversed(graph.ops):
+        if op.op in ELEMENTWISE:
+            root[op.name] = root[users[op.name][0]] if absorbed(op) else op.name
+    groups = {}
+    for op in graph.ops:
+        if op.name in root:
+            groups.setdefault(root[op.name], []).append(op)
+    kept, placed = [], set()
+    for op in graph.ops:
+        if op.name not in root:
+            kept.append(op)
+        elif root[op.name] not in placed:  # the group's first op: the fused op goes here
+            placed.add(root[op.name])
+            members = groups[root[op.name]]
+            kept.append(members[0] if len(members) == 1 else fused_op(graph, members))
+    return Graph(kept, graph.outputs)
+"""),
     ],
 }
 
@@ -502,4 +661,37 @@ MISCONCEPTIONS["simplify_identities"] = [
       "sends the readers to the argument but keeps the identity op in the graph: the result "
       "computes x * 1 for nothing (dead code left behind)",
       _simplify(dropped="kept.append(Op(op.name, op.op, args, op.attrs))")),
+    Misconception("an array of ones taken for 1",
+      "compares a constant with np.all(value == 1): an array of ones (or of zeros) counts "
+      "as the number, but x * ones((2, 3)) is not x when x has another shape (it "
+      "broadcasts x), and only the numbers 0 and 1 vanish",
+      _IR + """
+import numpy as np
+
+def simplify_identities(graph):
+    consts = {op.name: np.asarray(op.attrs["value"]) for op in graph.ops if op.op == "const"}
+
+    def is_(name, number):
+        return name in consts and bool(np.all(consts[name] == number))
+
+    replace, kept = {}, []
+    for op in graph.ops:
+        args = tuple(replace.get(a, a) for a in op.args)
+        same = None
+        if len(args) == 2:
+            a, b = args
+            if op.op in ("add", "subtract") and is_(b, 0):
+                same = a
+            elif op.op == "add" and is_(a, 0):
+                same = b
+            elif op.op in ("multiply", "divide") and is_(b, 1):
+                same = a
+            elif op.op == "multiply" and is_(a, 1):
+                same = b
+        if same is not None:
+            replace[op.name] = same
+        else:
+            kept.append(Op(op.name, op.op, args, op.attrs))
+    return Graph(kept, [replace.get(name, name) for name in graph.outputs])
+"""),
 ]

@@ -9,12 +9,14 @@ from the library, whose own function it is.
 
 
 def namespace_of(*arrays):
-    """The array namespace shared by ``arrays`` (Python numbers are skipped).
+    """The array namespace shared by ``arrays`` (Python numbers, ``bool``,
+    ``int``, ``float`` and ``complex``, are skipped).
 
-    Raises TypeError for an argument that is not an array (no
-    ``__array_namespace__``), RuntimeError naming both namespaces or both
-    devices when the arrays come from two of them, ValueError when there is no
-    array at all.
+    Raises TypeError naming its type for an argument that is not an array (no
+    ``__array_namespace__``); RuntimeError naming both namespaces (their
+    ``__name__``) when the arrays come from two namespaces, or, all of one
+    namespace, naming both devices when they are on two devices (devices are
+    compared with ``==``); ValueError when there is no array at all.
 
     Example:
         >>> namespace_of(np.ones(2), 3.0) is np
@@ -42,8 +44,11 @@ def namespace_of(*arrays):
 def softmax(xp, x, axis=-1):
     """Softmax of ``x`` along ``axis``, with only Array API calls on ``xp``.
 
-    Stable for large inputs (the maximum along ``axis`` is subtracted first).
-    Returns an array of ``xp`` with the shape and dtype of ``x``.
+    ``x`` is a float32 or float64 array of ``xp`` with at least one axis;
+    ``axis`` is one axis, an int (negative counts from the end). Stable for
+    large inputs (the maximum along ``axis`` is subtracted first, in each row
+    its own). Returns a new array of ``xp`` with the shape and dtype of ``x``;
+    ``x`` itself is left as it was.
 
     Example:
         >>> softmax(np, np.array([0.0, math.log(3.0)]))
@@ -58,11 +63,12 @@ from stridegrad.backend import device_available
 
 
 def pick_device(prefer, available=device_available):
-    """The first device of ``prefer`` (a name or a sequence of names) that works.
+    """The first device of ``prefer`` (a name, or a tuple or list of names) that works.
 
-    ``available(name)`` returns ``(ok, reason)``. Raises RuntimeError naming
-    every device tried and its reason when none works, ValueError when
-    ``prefer`` is empty.
+    ``available(name)`` returns ``(ok, reason)``; it is asked about the names in
+    order, once each, and about none after the first that works. Raises
+    RuntimeError naming every device tried and its reason when none works,
+    ValueError when ``prefer`` is empty.
 
     Example:
         >>> pick_device(("cuda", "cpu"))  # on a machine without a GPU
@@ -84,8 +90,9 @@ import numpy as np
 
 
 def to_host(x):
-    """``x`` as a NumPy array on the host: NumPy arrays as they are, CuPy-like
-    arrays (with ``.get()``) copied with ``.get()``, others with ``np.asarray``.
+    """``x`` as a NumPy array on the host, with ``x``'s shape and dtype: a NumPy
+    array as it is (``x`` itself, whatever its strides), a CuPy-like array (one
+    with ``.get()``) copied with one ``.get()``, others with ``np.asarray``.
 
     Example:
         >>> to_host(sa.asarray([1.0, 2.0]))
@@ -104,11 +111,12 @@ import time
 
 
 def time_op(fn, sync, repeat=3, clock=time.perf_counter):
-    """The best of ``repeat`` timed runs of ``fn()``, in seconds, after one
-    warm-up run that is not timed. ``sync()`` waits until the device has done
-    everything queued: no run's time may include work queued before it (the
-    warm-up's included), and none may end before its own work is done.
-    ValueError when ``repeat`` < 1.
+    """The best (smallest) of ``repeat`` timed runs of ``fn()``, in seconds (a
+    float), after one warm-up run that is not timed: ``fn`` is called ``repeat
+    + 1`` times. ``sync()`` waits until the device has done everything queued:
+    no run's time may include work queued before it (the warm-up's included),
+    and none may end before its own work is done (so the device is idle when
+    ``time_op`` returns). ValueError when ``repeat`` < 1.
 
     Example:
         >>> time_op(lambda: sum(range(10_000)), sync=lambda: None) > 0
@@ -130,9 +138,12 @@ def time_op(fn, sync, repeat=3, clock=time.perf_counter):
 def logsumexp(xp, x, axis=-1):
     """``log(sum(exp(x)))`` along ``axis``, with only Array API calls on ``xp``.
 
-    Shape contract: ``x``'s shape without ``axis`` (as ``scipy.special.logsumexp``
-    and ``torch.logsumexp`` without keepdims), an array of ``xp`` with ``x``'s
-    dtype. Finite for any finite input, scores of 1000 or -1000 included.
+    ``x`` is a float32 or float64 array of ``xp`` with at least one axis;
+    ``axis`` is one axis, an int (negative counts from the end). Shape contract:
+    ``x``'s shape without ``axis`` (as ``scipy.special.logsumexp`` and
+    ``torch.logsumexp`` without keepdims), an array of ``xp`` with ``x``'s
+    dtype; ``x`` itself is left as it was. Finite for any finite input, scores
+    of 1000 or -1000 included, in rows of very different sizes.
 
     Example:
         >>> float(logsumexp(np, np.array([0.0, math.log(3.0)])))   # log(1 + 3)

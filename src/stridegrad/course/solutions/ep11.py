@@ -22,9 +22,11 @@ def simplify_identities(graph):
     """A new graph without the ops that give back one of their arguments unchanged.
 
     Those are ``add(a, z)``, ``add(z, a)``, ``subtract(a, z)``, ``multiply(a, o)``,
-    ``multiply(o, a)`` and ``divide(a, o)``, where ``z`` is a ``const`` op of value
-    0 and ``o`` one of value 1 (``subtract(z, a)`` is ``-a`` and ``divide(o, a)`` is
-    ``1 / a``: they stay). Every reader of a dropped op, outputs included, reads
+    ``multiply(o, a)`` and ``divide(a, o)``, where ``z`` is a ``const`` op whose
+    value is the number 0 (``0`` or ``0.0``) and ``o`` one whose value is the
+    number 1 (an array of zeros or ones is not one: it may broadcast ``a`` to
+    another shape). ``subtract(z, a)`` is ``-a`` and ``divide(o, a)`` is ``1 / a``:
+    they stay. Every reader of a dropped op, outputs included, reads
     ``a`` instead, so chains of them go too. Everything else keeps its order; the
     consts stay (dead-code elimination removes them). ``graph`` is not changed.
 
