@@ -209,3 +209,16 @@ def test_lesson_11_meets_the_lesson_standard():
     assert ".draw()" in SOURCE and "plt.show()" in SOURCE
     for system in ("TorchDynamo", "TensorFlow 1", "tf.function", "jax.jit"):
         assert system in SOURCE, system
+
+
+def test_cse_keeps_apart_constants_of_another_type_or_sign():
+    """const(1) and const(1.0) differ in dtype, const(0.0) and const(-0.0) in 1 / x:
+    merging either changes a result, so the lesson's pass keeps them apart."""
+    from stridegrad.course.compiler import eliminate_common_subexpressions, parse
+
+    g = parse("x = input()\na = const(value=1)\nb = const(value=1.0)\nc = const(value=-0.0)\n"
+              "d = const(value=0.0)\ne = const(value=1)\nz = add(a, b)\nw = add(c, d)\n"
+              "v = add(a, e)\nreturn z, w, v")
+    out = str(eliminate_common_subexpressions(g))
+    assert "b = const(value=1.0)" in out and "d = const(value=0.0)" in out
+    assert "e = const" not in out and "v = add(a, a)" in out  # a true repeat still goes

@@ -75,7 +75,9 @@ def eliminate_dead_code(graph: Graph) -> Graph:
 
 def _freeze(v: Any) -> Any:
     """A hashable key for a literal or attribute value; ``TypeError`` if there is none."""
-    if isinstance(v, (bool, int, float, str)) or v is None:
+    if isinstance(v, float):  # by its text: -0.0 is not 0.0 (1 / x differs)
+        return ("float", repr(v))
+    if isinstance(v, (bool, int, str)) or v is None:
         return (type(v).__name__, v)
     if isinstance(v, (tuple, list)):
         return ("seq", tuple(_freeze(x) for x in v))

@@ -495,8 +495,8 @@ def eliminate_dead_code(graph):
 
 def eliminate_common_subexpressions(graph):
     """A new graph where an op that repeats an earlier one (same op, same arguments,
-    same attrs: the same names with the same values, in whatever order they are
-    written) is dropped and its users read the earlier value instead.
+    same attrs: the same names with the same values, of the same type (``1`` is not
+    ``1.0``, ``-0.0`` is not ``0.0``), in whatever order they are written) is dropped and its users read the earlier value instead.
 
     An op that reads a dropped op reads the kept one instead, so repeats of
     repeats are found too. For ``COMMUTATIVE`` ops the order of the arguments
@@ -514,6 +514,17 @@ def eliminate_common_subexpressions(graph):
         z = add(a, a)
         return z
     """
+    def same(value):
+        # a value as a key that keeps apart what computes differently: its type (1 is
+        # not 1.0), a float's sign (-0.0 is not 0.0), an array's dtype, shape and bytes
+        if isinstance(value, float):
+            return ("float", repr(value))
+        if isinstance(value, (tuple, list)):
+            return (type(value).__name__, tuple(same(v) for v in value))
+        if hasattr(value, "tobytes") and hasattr(value, "dtype"):
+            return ("array", str(value.dtype), value.shape, value.tobytes())
+        return (type(value).__name__, value)
+
     replace, seen, kept = {}, {}, []
     for op in graph.ops:
         args = tuple(replace.get(a, a) for a in op.args)
@@ -521,7 +532,7 @@ def eliminate_common_subexpressions(graph):
             kept.append(op)
             continue
         key_args = tuple(sorted(args)) if op.op in COMMUTATIVE else args
-        key = (op.op, key_args, tuple(sorted(op.attrs.items())))
+        key = (op.op, key_args, tuple(sorted((k, same(v)) for k, v in op.attrs.items())))
         if key in seen:
             replace[op.name] = seen[key]
         else:
