@@ -2,7 +2,7 @@
 # # 00 · Welcome to stridegrad
 #
 # In this course you build a deep-learning library, starting from a flat
-# Python list of numbers. One episode at a time you add shapes and strides,
+# Python list of numbers. One lesson at a time you add shapes and strides,
 # views, elementwise maths, broadcasting, matrix multiplication, automatic
 # differentiation and a training loop, until the same `Tensor` code trains a
 # network on real handwritten digits, on your CPU with NumPy or on a GPU with
@@ -28,7 +28,8 @@ import matplotlib.pyplot as plt
 # ## Where you are going
 #
 # This is the finished library at work: a small network learns to read 8 × 8
-# images of handwritten digits, in well under a second on NumPy. By episode 09
+# images of handwritten digits, in a few seconds on NumPy (the cell's last line
+# says how long it took on your machine). By lesson 09
 # you will have written what it runs on: tensors, autograd (`loss.backward()`),
 # linear layers, the cross-entropy loss and the optimizer step. Only the data
 # helpers (`load_digits`, `DataLoader`) come ready-made. The loss printed is
@@ -36,9 +37,12 @@ import matplotlib.pyplot as plt
 
 # %% tags=["nbval-ignore-output"]
 #| requires: stridegrad.nn.MLP, stridegrad.optim.SGD, stridegrad.data.DataLoader
+import time
+
 import stridegrad as sg
 from stridegrad import data, nn, optim
 
+start = time.perf_counter()
 sg.manual_seed(0)
 X, y = data.load_digits()
 X_train, X_test, y_train, y_test = data.train_test_split(X / 16.0, y, test_size=0.2, seed=0)
@@ -53,6 +57,7 @@ for epoch in range(5):
     with sg.no_grad():
         predicted = model(sg.tensor(X_test)).argmax(axis=1).numpy()
     print(f"epoch {epoch + 1}: loss {loss.item():.3f}, test accuracy {(predicted == y_test).mean():.1%}")
+print(f"trained in {time.perf_counter() - start:.1f} s on this machine")
 
 # %% [markdown]
 # ## How a lesson works
@@ -71,11 +76,15 @@ for epoch in range(5):
 # written yet show that `NotImplementedError`: that is expected, and "Run All"
 # in JupyterLab carries on past them (they are tagged `raises-exception`).
 #
-# After each exercise comes a `check(...)` cell. It runs the episode's tests on
+# After each exercise comes a `check(...)` cell. It runs the lesson's tests on
 # the function *you* defined in this notebook and shows a table: which tests
 # pass, what was expected, what your function returned, and a hint. It never
-# crashes your notebook, whatever your code does. The tests live in the
-# package's `course/checkpoints/` folder, one file per episode (`ep00.py` for
+# crashes your notebook, whatever your code does. Under the table comes the
+# cell's value, the points you earned: in JupyterLab a grey line, `lesson 00,
+# flatten:` then your points out of the exercise's; where the notebook is shown
+# as plain text (a terminal, a text export) a bare number, your points alone,
+# which is what nbgrader reads as the cell's partial credit. The tests live in the
+# package's `course/checkpoints/` folder, one file per lesson (`ep00.py` for
 # this one, `ep01.py`...);
 # `import stridegrad.course.checkpoints as c; print(c.__path__[0])` prints where
 # it is on your machine. Reading them is allowed and often helps.
@@ -93,7 +102,7 @@ for epoch in range(5):
 # but memory is flat. Write `flatten(data)`, which lists the numbers of a
 # nested list in reading order, whatever the depth. A single number counts as
 # an array with one element. This is how `stridegrad.array` turns the nested
-# lists you give it into the flat storage that episode 01 starts from.
+# lists you give it into the flat storage that lesson 01 starts from.
 
 # %%
 #| exercise: flatten
@@ -133,7 +142,10 @@ flatten([[1, 2, 3], [4, 5, 6]])
 # `flatten` is untouched. Read the table: each failing test names the call,
 # what it expected and what came back; then the **cause**, when `check()`
 # recognises the mistake (as it does here), or else a **hint** about what
-# that test checks.
+# that test checks. One failing row may surprise you, `leaves_the_input_alone`:
+# it checks that the result shares no list with the input (a result holding
+# one of the caller's lists changes when the caller changes that list), and a
+# one-level flatten hands the inner lists of a deeper input back as they are.
 
 # %%
 def one_level_flatten(data):
@@ -195,7 +207,7 @@ print(f"per number:         {(pointers + objects) / len(row):7.1f} bytes, where 
 # `[[1, 2], [3, 4], [5, 6]]` flatten to the same six numbers. What tells the
 # two apart is the **shape**, the size of each level from the outside in:
 # `(2, 3)` and `(3, 2)`. With a flat block of numbers and a shape you can
-# rebuild the nested list; that pair is what episode 01 builds on.
+# rebuild the nested list; that pair is what lesson 01 builds on.
 #
 # Write `shape_of(data)`. Before you do, settle two questions with the
 # examples in the docstring: what is the shape of a single number, and of an
@@ -245,12 +257,16 @@ shape_of([[1, 2, 3], [4, 5, 6]]), shape_of([[1, 2], [3, 4], [5, 6]]), shape_of(5
 #
 # A block of slots holds bytes, not numbers: the same eight bytes mean
 # one thing read as a float and another read as an integer. Here is the float
-# `1.0` as it sits in memory, then the same bytes read as an integer:
+# `1.0` as it sits in memory, then the same bytes read as an integer. (Python's
+# `struct` module turns numbers into bytes and back; in its formats `<` means
+# "least significant byte first", the order x86 and ARM processors use, called
+# **little-endian**: the last byte printed, `3f`, is the most significant one.
+# Exercise 4 comes back to it.)
 
 # %%
 import struct
 
-eight_bytes = struct.pack("<d", 1.0)  # "<d": a little-endian 8-byte float
+eight_bytes = struct.pack("<d", 1.0)  # "<d": an 8-byte float, low byte first
 print(eight_bytes.hex(" "))
 print(struct.unpack("<q", eight_bytes)[0])  # "<q": the same bytes as an 8-byte integer
 
@@ -264,8 +280,14 @@ print(struct.unpack("<q", eight_bytes)[0])  # "<q": the same bytes as an 8-byte 
 # `np.array([True, 2])` is `int64` (True is stored as 1).
 #
 # Write `dtype_of(flat)`, which names the dtype NumPy would pick for a flat
-# list of Python numbers. Before you start, run `isinstance(True, int)` in a
-# cell of your own: the answer is a trap this exercise sets.
+# list of Python bools, ints and floats. That is where it follows NumPy; for
+# anything else it departs from it. NumPy makes an array of strings from
+# `["a"]`, of Python objects from `[None]` and of complex numbers from `[1j]`,
+# where `dtype_of` raises `TypeError`, as the docstring says; and NumPy stores
+# an int too big for an int64 (`2**63` and up) as `uint64` or as an object,
+# which this exercise leaves aside (the tests never ask). Before you start, run
+# `isinstance(True, int)` in a cell of your own: the answer is a trap this
+# exercise sets.
 
 # %%
 #| exercise: dtype_of
@@ -311,7 +333,9 @@ dtype_of([1, 2, 3]), dtype_of([1, 2.5]), dtype_of([True, False]), dtype_of([True
 # numbers into one `bytes` object the way NumPy lays out an array of that
 # dtype: one slot per number, in order, every slot the same size, and every
 # number stored as the dtype (in a `float64` block the int `1` is stored as
-# `1.0`). The struct cell above packed one number with `struct.pack`; the
+# `1.0`). The struct cell above packed one number with `struct.pack`; write
+# `import struct` in your own function (or its cell) rather than count on that
+# cell's import, which a restarted kernel has not run. The
 # [format characters](https://docs.python.org/3/library/struct.html#format-characters)
 # of Python's `struct` documentation name one for each kind of slot. Use
 # their *standard* sizes, 8 bytes for `int64` and `float64` and 1 for `bool`
@@ -333,7 +357,8 @@ def to_bytes(flat, dtype):
 
     Every number is stored as the dtype: in a ``"float64"`` block the int 1 takes
     the slot of 1.0. ``flat`` holds what ``dtype_of`` accepts, and ``dtype`` can
-    hold all of it (``dtype_of(flat)`` does). No numbers give ``b""``.
+    hold all of it (``dtype_of(flat)`` does). No numbers give ``b""``. ``flat`` is
+    left as it was.
 
     Raises:
         ValueError: naming ``dtype`` and the three dtypes it can be, for any other
@@ -389,15 +414,47 @@ print(arr)
 block[32:40] = struct.pack("<d", 50.0)  # slot 4 is bytes 32 to 39
 print(arr)
 
+# %%
+# The array of the cell above as it was made (before slot 4 became 50.0), drawn:
+# the shape groups the slots, the dtype says how to read their bytes
+import struct
+
+values, shape = [1.0, 2.0, 3.0, 4.0, 5.0, 6.5], (2, 3)  # flatten's and shape_of's answers
+drawn = struct.pack("<6d", *values)  # what to_bytes(values, "float64") gives: 48 bytes
+colors = plt.cm.Pastel1.colors
+
+fig, ax = plt.subplots(figsize=(10, 3.8))
+ax.set_xlim(-1, 49)
+ax.set_ylim(-1.3, 6.6)
+ax.axis("off")
+for i in range(shape[0]):  # the array as you picture it: 2 rows of 3
+    for j in range(shape[1]):
+        slot = i * shape[1] + j
+        x0, y0 = 15 + 6 * j, 5 - 1.3 * i
+        ax.add_patch(plt.Rectangle((x0, y0), 6, 1.2, facecolor=colors[slot], edgecolor="black"))
+        ax.text(x0 + 3, y0 + 0.6, f"[{i}, {j}]: {values[slot]}", ha="center", va="center")
+ax.text(14, 4.4, "shape (2, 3):\nhow the slots are grouped", ha="right", va="center")
+for k, byte in enumerate(drawn):  # the block as memory holds it: 6 slots of 8 bytes
+    ax.add_patch(plt.Rectangle((k, 0), 1, 1.4, facecolor=colors[k // 8], edgecolor="grey", lw=0.5))
+    ax.text(k + 0.5, 0.7, f"{byte:02x}", ha="center", va="center", fontsize=7, rotation=90)
+for slot in range(len(values)):
+    ax.text(8 * slot + 4, -0.5, f"slot {slot}: bytes {8 * slot}-{8 * slot + 7}",
+            ha="center", va="center", fontsize=8)
+ax.text(14, 2.4, "dtype float64: 8 bytes a slot, low byte first;\nthe block: 48 bytes in a row",
+        ha="right", va="center")
+ax.annotate("", xy=(36, 1.45), xytext=(24, 3.65), arrowprops={"arrowstyle": "->"})
+ax.text(31, 2.7, "element [1, 1] is slot 4", ha="left", va="center")
+plt.show()
+
 # %% [markdown]
 # Element `[1, 1]` lives in slot 4, because row 0 fills slots 0 to 2 and
 # `1 · 3 + 1 = 4`. Finding an element's slot from its index, for any shape,
-# is where episode 01 begins.
+# is where lesson 01 begins.
 #
 # The library's own `stridegrad.array.asarray` does your first three steps
 # when you give it a nested list, and stores every number as the dtype, as
 # your `to_bytes` does (the int 1 becomes 1.0). It keeps them in a Python
-# list rather than in bytes, because episodes 01 to 05 build on a list you
+# list rather than in bytes, because lessons 01 to 05 build on a list you
 # can print and read:
 
 # %%
@@ -413,9 +470,18 @@ print("library:", a.storage, a.shape, a.dtype)
 #
 # Everything you build sits on one idea: a `Tensor` asks an **array
 # namespace** for its maths (`xp.add`, `xp.matmul`, `xp.sum`, ...) and never
-# cares which one it gets. Episodes 01 to 05 build the first namespace
+# cares which one it gets. Lessons 01 to 05 build the first namespace
 # yourself, in pure Python. NumPy and CuPy provide the other two, so the very
 # same autograd and training code runs on a CPU or a GPU.
+#
+# The middle box of the picture, the **array API**, is what the three
+# namespaces have in common: the same function names with the same rules
+# (those of the Python Array API standard, which NumPy and CuPy follow, and so
+# does the pure-Python one, for the functions it has). Which namespace a tensor uses is set by its
+# **device**, a string you can pass when you make it:
+# `sg.tensor(data, device="python")` keeps its numbers in the pure-Python arrays
+# of lessons 01 to 05, `"cpu"` (the default) in NumPy arrays, and `"cuda"` in
+# CuPy arrays on an NVIDIA GPU. Lesson 10 is about devices.
 
 # %%
 fig, ax = plt.subplots(figsize=(9, 4))
@@ -429,9 +495,9 @@ def box(x, y, w, h, text, color):
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
 
-box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(episodes 06-09)", "#fde9c9")
+box(1.5, 3.1, 6, 0.9, "your model: Tensor, autograd, nn, optim\n(lessons 06-09)", "#fde9c9")
 box(1.5, 1.75, 6, 0.8, "the array API: add, matmul, sum, reshape, ...", "#dbe9f7")
-for k, (name, text) in enumerate([("python", "stridegrad.array\npure Python\nepisodes 01-05"),
+for k, (name, text) in enumerate([("python", "stridegrad.array\npure Python\nlessons 01-05"),
                                   ("cpu", "NumPy\nfast C loops"),
                                   ("cuda", "CuPy\nNVIDIA GPU")]):
     box(0.2 + 3 * k, 0.05, 2.6, 1.3, f'device="{name}"\n{text}', "#e3f4e1")
@@ -461,7 +527,7 @@ plt.show()
 #   `pip install cupy-cuda12x`.
 #
 # Every lesson starts with the same setup cell, and imports whatever the earlier
-# episodes built from the finished library, so you can start at any episode.
+# lessons built from the finished library, so you can start at any lesson.
 
 # %% [markdown]
 # ## For instructors
@@ -486,7 +552,7 @@ plt.show()
 #   their defaults). `--extra-tests my_tests.py` adds hidden tests of your own,
 #   written like the files in `stridegrad/course/checkpoints/`.
 # - `stridegrad check NOTEBOOK` runs a single notebook (a student's, say) and
-#   prints its checkpoint table.
+#   prints the table of its tests, as `check()` shows it.
 
 # %% [markdown]
 # ## Stretch (optional) · `unflatten`
@@ -538,6 +604,10 @@ def unflatten(flat, shape):
 
 # %% [markdown]
 # ## Checkpoint
+#
+# `check("00")` runs the tests of every exercise of this lesson at once and
+# shows one table: your points for the lesson, and apart from them the
+# stretch's. Run it when you are done, or at any time to see what is left.
 
 # %%
 #| check: all

@@ -1,9 +1,9 @@
 # %% [markdown]
 # # 06 · Scalar autograd
 #
-# In episode 05 you worked out the gradient of a line fit by hand. For a real
+# In lesson 05 you worked out the gradient of a line fit by hand. For a real
 # network that is hopeless: thousands of operations, and one slip in the
-# algebra gives a model that quietly trains badly. This episode builds the
+# algebra gives a model that quietly trains badly. This lesson builds the
 # machine that does it for you, **reverse-mode automatic differentiation**, on
 # single numbers, in about forty lines.
 #
@@ -64,7 +64,11 @@ print("measured:  ", round((f(x + h) - f(x - h)) / (2 * h), 6))
 # Here is a computation graph, made by the library's finished engine,
 # `sg.Value` (you are about to write your own). Boxes are values, circles the
 # operations that made them. Data flows left to right; gradients will flow
-# right to left.
+# right to left. The colours say what kind of value a box is, in every graph
+# of this lesson: **blue**, a leaf (a value made directly, not by an
+# operation: here `x`, `y` and `b`); **grey**, an intermediate result; and
+# **orange**, the root, the value the graph is drawn from and `backward` starts
+# from (here `z`).
 
 # %%
 x, y, b = sg.Value(2.0), sg.Value(-3.0), sg.Value(10.0)
@@ -95,8 +99,11 @@ plt.show()
 # ## A Value that remembers how it was made
 #
 # Here is our own `Value`. It holds a number (`data`), its gradient (`grad`),
-# the Values it was computed from (`_prev`), a label for pictures (`_op`),
-# and `_backward`, a **closure** that the operation fills in.
+# the Values it was computed from (`_prev`), the name of the operation that
+# made it (`_op`: `"+"`, `"*"`, `"tanh"`, or `""` for a leaf; the pictures
+# write it in the circles), and `_backward`, a **closure** that the operation
+# fills in. `label` is something else: an optional name of your own, such as
+# `"x"`, which the pictures write in the value's box.
 #
 # The contract of a closure is `_backward(g)`: given `g`, the gradient of this
 # node, it **adds** each input's share into that input's `grad`. The closure
@@ -104,14 +111,14 @@ plt.show()
 # captured its own output, every node would point to itself through its
 # closure: a reference cycle. Dropping the loss would then no longer free the
 # graph at once; it would wait, memory and all, for Python's cycle collector,
-# which runs only now and then. Episode 07 measures what that costs.
+# which runs only now and then. Lesson 07 measures what that costs.
 #
 # The operators just call functions that you will write below (`add`, `mul`,
 # `tanh`, `backward`), looked up when they run.
 
 # %%
 class Value:
-    """A scalar that remembers how it was made (episode 06's engine)."""
+    """A scalar that remembers how it was made (lesson 06's engine)."""
 
     def __init__(self, data, children=(), op="", label=""):
         self.data = float(data)
@@ -188,7 +195,7 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 #
 # The fix is one character: every closure **adds** into its inputs' `grad`
 # with `+=`. That also means gradients must start at 0, so a training loop
-# resets them before every backward pass (episode 09 writes that reset,
+# resets them before every backward pass (lesson 09 writes that reset,
 # PyTorch's `zero_grad()`).
 
 # %% [markdown]
@@ -296,7 +303,7 @@ print(x, y, b, sep="\n")
 # The classic way is a depth-first search: to list a node, first list its
 # inputs, then the node. Here it is as micrograd writes it (micrograd is
 # Andrej Karpathy's scalar autograd engine, about 100 lines; the `Value` of
-# this episode follows its design):
+# this lesson follows its design):
 
 # %%
 def topological_order_recursive(root):
@@ -389,6 +396,11 @@ print(len(topological_order(chain)), "nodes, no RecursionError")
 # - a leaf keeps what it had and adds this call's gradient to it, like
 #   PyTorch's parameters (a training loop zeroes them between steps).
 #
+# One case these rules leave open: `backward(x)` on a leaf `x` itself, when
+# `x.grad` is not 0 already. The library's engines (the solution's and
+# `sg.Value`'s) set `root.grad` to 1.0 whatever it held (the first rule wins),
+# where PyTorch would add 1 to it; the tests do not ask, so either passes.
+#
 # Questions to settle first:
 #
 # - A closure passes `node.grad` on to the node's inputs. When is `node.grad`
@@ -463,8 +475,11 @@ plt.show()
 # `h²` rather than `h`.
 #
 # `xs` belongs to the caller. `f` may keep the list it is given, or read `xs`
-# itself, so give `f` lists of its own: `xs` must be as it was not only after
-# the call but all through it. That is what Python and NumPy users expect of a
+# itself, so never hand `f` the list `xs`, not even nudged for a moment and put
+# back: call it with copies, a new list for each of the two calls, with
+# `xs[i]` moved by `+h` in one and `-h` in the other. That is what the
+# docstring's "change copies of it" means: `xs` must be as it was not only
+# after the call but all through it. That is what Python and NumPy users expect of a
 # function (SciPy's `approx_fprime` too). PyTorch's `gradcheck` is the
 # exception: it nudges the input tensor in place and puts each number back, to
 # spare copying a big tensor; a list of a few numbers costs nothing to copy.
@@ -506,8 +521,9 @@ for squash in (False, True):
 # ## Stretch (optional) · `power`: `a ** n`
 #
 # One more operation for the engine: a Value raised to a constant power, so
-# that `x ** 2` and `1 / x` (`x ** -1`) get gradients too. It is a closure like
-# `tanh`'s; the slope is yours to work out.
+# that `power(x, 2)` and `power(x, -1)`, that is `x ** 2` and `1 / x`, get
+# gradients too. (Our `Value` has no `**` or `/` operator: you call `power`
+# yourself. The library's `sg.Value` has both.) It is a closure like `tanh`'s; the slope is yours to work out.
 #
 # Mind `a = 0`. The slope of `a**3` there is 0 and the slope of `a**1` is 1.
 # `a**0` is the constant 1, so its slope is 0 at every `a`, 0 included, as in
@@ -539,7 +555,7 @@ for squash in (False, True):
 # | here | PyTorch |
 # |---|---|
 # | `Value(3.0)` | `torch.tensor(3.0, requires_grad=True)` |
-# | `_prev`, `_op`, the closure | `t.grad_fn`, an object per operation (`MulBackward0`...) with `next_functions` edges: episode 07 |
+# | `_prev`, `_op`, the closure | `t.grad_fn`, an object per operation (`MulBackward0`...) with `next_functions` edges: lesson 07 |
 # | `topological_order` + reverse walk | the C++ engine counts each node's dependencies and runs nodes from a ready queue; no recursion |
 # | `+=` into `grad` | leaves' `.grad` accumulates across `backward()` calls: `optimizer.zero_grad()` resets it |
 # | interior grads reset each call | PyTorch keeps no `.grad` on interior tensors at all, unless you call `t.retain_grad()` |
@@ -562,4 +578,4 @@ for squash in (False, True):
 # 3. **A second order.** Our `backward` needs the whole graph before it
 #    starts. Write a version that, like PyTorch, first counts for each node how
 #    many users it has, and runs a node as soon as all of them have sent their
-#    gradient (a ready queue). Episode 07 does it with explicit edges.
+#    gradient (a ready queue). Lesson 07 does it with explicit edges.

@@ -1,11 +1,11 @@
 # %% [markdown]
 # # 07 · Two autograd designs
 #
-# Episode 06's engine hangs a backward closure on every value. It works, and
+# Lesson 06's engine hangs a backward closure on every value. It works, and
 # it is the clearest picture of reverse mode. PyTorch is organised
 # differently: a tensor is a thin handle with a pointer to a **node**, one
 # object per backward function, and the nodes are joined by explicit
-# **edges**. This episode builds that second design, puts the two side by
+# **edges**. This lesson builds that second design, puts the two side by
 # side, and measures them.
 #
 # The question underneath is **where autograd state should live**: inside
@@ -37,7 +37,7 @@ import tracemalloc
 import matplotlib.pyplot as plt
 import stridegrad as sg
 from stridegrad.viz import draw_graph
-from stridegrad.course.designs import (  # episode 06's engine, and this episode's classes
+from stridegrad.course.designs import (  # lesson 06's engine, and this lesson's classes
     Value, CapturingValue, Var, Node, AccumulateGrad, AddBackward, MulBackward,
     TanhBackward, grad_accumulator,
 )
@@ -45,7 +45,7 @@ from stridegrad.course.designs import (  # episode 06's engine, and this episode
 # %% [markdown]
 # ## Design A: a closure per node
 #
-# In episode 06 every `Value` carries all of its autograd state itself. Look
+# In lesson 06 every `Value` carries all of its autograd state itself. Look
 # inside one:
 
 # %%
@@ -175,7 +175,7 @@ print("xy.grad_fn.next_functions", xy.grad_fn.next_functions)
 # root's node with gradient 1, and keeps a list of nodes that are **ready**:
 # all of their gradients have arrived. Running a node sends one gradient down
 # each of its edges, into the next node's **buffer** (added, `+=`, as in
-# episode 06), and a node whose count drops to 0 becomes ready.
+# lesson 06), and a node whose count drops to 0 becomes ready.
 #
 # ## Exercise 3 · `count_dependencies`
 #
@@ -217,12 +217,12 @@ z = var_add(var_mul(x, y), b)  # z = x * y + b again
 #| hint: a node runs only when all its shares of gradient have arrived: which function says how many?
 
 # %% [markdown]
-# The worked example of episode 06, in design B: weights `[0.5, -1.0, 2.0]`,
+# The worked example of lesson 06, in design B: weights `[0.5, -1.0, 2.0]`,
 # inputs `[4.0, 3.0, 2.0]`, bias `0.5`, target `2.5`.
 #
 # In the picture, square boxes are `Var`s (blue: the leaves `w0`, `w1`, `w2`
 # and `b`; orange: `loss`) and rounded boxes the backward nodes that made
-# them. The arrows follow the forward computation, as in episode 06: from an
+# them. The arrows follow the forward computation, as in lesson 06: from an
 # input to the node of the operation that used it. The edges
 # `next_functions` point the other way, from a node to its inputs' nodes,
 # which is the way `run_backward` walks. The `AccumulateGrad` nodes and the
@@ -324,8 +324,8 @@ print("design A keeps interior grads:", za._prev[0])
 # four operations each, every `w_i` and `x_i` a leaf. The contestants:
 #
 # - **A, capturing output**: micrograd's closures (`CapturingValue`);
-# - **A, capturing inputs**: episode 06's `Value`;
-# - **B, nodes and edges**: this episode's `Var`, `var_mul` and `run_backward`;
+# - **A, capturing inputs**: lesson 06's `Value`;
+# - **B, nodes and edges**: this lesson's `Var`, `var_mul` and `run_backward`;
 # - **library**: `sg.Value`, design A tuned (closures that capture plain
 #   numbers and return gradients).
 
@@ -416,7 +416,7 @@ for name, t, m in rows:
     print(f"{name:20}  {t * 1e3:7.1f}  {t / base_t:6.2f}  {m / 1024:8.0f}  {m / base_m:8.2f}")
 
 # %% [markdown]
-# How to read it (ratios are against episode 06's `Value`). The memory
+# How to read it (ratios are against lesson 06's `Value`). The memory
 # column comes out the same every run on one Python; the time columns move,
 # and on a busy machine a lot. In the runs we have seen (CPython 3.11 and
 # later):
@@ -485,7 +485,8 @@ def var_div(a, b):
 
     As ``var_mul``: no history when neither input requires grad; otherwise the
     output's ``grad_fn`` is a ``DivBackward`` with one edge per input, in operand
-    order, that holds numbers, not Vars.
+    order (``gradient_edge(a)``, then ``gradient_edge(b)``), that holds numbers, not
+    Vars.
 
     Example:
         >>> a, b = Var(6.0, requires_grad=True), Var(3.0, requires_grad=True)

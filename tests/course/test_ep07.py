@@ -70,7 +70,8 @@ def test_interior_var_sent_to_an_accumulator_is_named():
     ns = define(dict(WRONG["gradient_edge"])["asks requires_grad before grad_fn"])
     result = run_checkpoint(CP, ns, exercise="gradient_edge")
     failing = [r for r in result.rows if not r.passed]
-    assert [r.test for r in failing] == ["edge_of_an_interior_var", "edge_keeps_the_output_number"]
+    assert [r.test for r in failing] == ["edge_of_an_interior_var", "edge_keeps_the_output_number",
+                                         "gradient_edge_on_generated_inputs"]
     assert all("ask grad_fn first" in r.diagnosis for r in failing)
     # the lesson says so where it introduces Var
     prose = " ".join(SOURCE.replace("\n#", "\n").split())
@@ -154,9 +155,11 @@ def test_counting_none_edges_is_named_and_rows_use_the_node_names():
     ns = define(dict(WRONG["count_dependencies"])["counts edges to None"])
     result = run_checkpoint(CP, ns, exercise="count_dependencies")
     failing = [r for r in result.rows if not r.passed]
-    assert [r.test for r in failing] == ["dependencies_of_a_lone_node", "none_edges_are_skipped"]
+    assert [r.test for r in failing] == ["dependencies_of_a_lone_node", "none_edges_are_skipped",
+                                         "count_dependencies_on_generated_inputs"]
     assert all("edges to None" in r.diagnosis for r in failing)
-    lone, skipped = failing
+    lone, skipped, generated = failing
+    assert "'None': 1" in generated.got and "None" not in generated.expected
     assert (lone.expected, lone.got) == ("{root: 0}", "{root: 0, None: 2}")
     assert (skipped.expected, skipped.got) == ("{AddBackward: 0, x: 1}",
                                                "{AddBackward: 0, None: 1, x: 1}")
@@ -180,3 +183,89 @@ def test_lesson_07_text_matches_what_it_shows():
     assert "nbval" not in prose  # a course-internal detail
     assert 'loss.label = "loss"' in SOURCE and "orange: `loss`" in prose
     assert "about three quarters of A's" not in prose and "0.75 to 0.9" in prose
+
+
+RIGHT_OTHERWISE = """
+    import gc
+    from collections import deque
+    from stridegrad.course.designs import Var, Node, AccumulateGrad, MulBackward, grad_accumulator
+
+    def gradient_edge(var):
+        if var.grad_fn:
+            return var.grad_fn, var.output_nr
+        return (grad_accumulator(var), 0) if var.requires_grad else (None, 0)
+
+    def var_mul(a, b):
+        data = a.data * b.data
+        if a.requires_grad or b.requires_grad:
+            return Var(data, requires_grad=True,
+                       grad_fn=MulBackward([gradient_edge(a), gradient_edge(b)], a.data, b.data))
+        return Var(data)
+
+    def count_dependencies(root):
+        counts = {root: 0}
+        queue = deque([root]); done = set()
+        while queue:
+            node = queue.popleft()
+            if node in done:
+                continue
+            done.add(node)
+            for nxt, _ in node.next_functions:
+                if nxt is not None:
+                    counts[nxt] = counts.get(nxt, 0) + 1
+                    queue.append(nxt)
+        return counts
+
+    def run_backward(root):
+        if root.grad_fn is None:
+            raise RuntimeError("cannot run backward from a Var with no grad_fn")
+        deps = count_dependencies(root.grad_fn)
+        grads = {root.grad_fn: 1.0}
+        queue = deque([root.grad_fn])
+        while queue:
+            node = queue.popleft()
+            g = grads.pop(node)
+            outs = node.apply(g)
+            for k, (nxt, _) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                grads[nxt] = grads.get(nxt, 0.0) + outs[k]
+                deps[nxt] -= 1
+                if not deps[nxt]:
+                    queue.append(nxt)
+
+    def count_cycle_garbage(build):
+        on = gc.isenabled()
+        gc.collect()
+        gc.disable()
+        try:
+            build()
+            found = gc.collect()
+        finally:
+            if on:
+                gc.enable()
+        return found
+
+    class DivBackward(Node):
+        def __init__(self, next_functions, a, b):
+            super().__init__(next_functions)
+            self.inv_b, self.q = 1.0 / b, a / b
+        def apply(self, grad):
+            return [grad * self.inv_b, -grad * self.q * self.inv_b]
+
+    def var_div(a, b):
+        if not (a.requires_grad or b.requires_grad):
+            return Var(a.data / b.data)
+        return Var(a.data / b.data, grad_fn=DivBackward((gradient_edge(a), gradient_edge(b)), a.data, b.data))
+"""
+
+
+def test_right_answers_written_otherwise_pass_every_row():
+    """Other algorithms and styles than the lesson's (a breadth-first count and engine (deque), a list of edges, apply returning a list, gc.collect() before gc.disable(), a DivBackward that saves 1/b and a/b): every
+    row passes, the contracts' too (they compare what the docstrings promise, not how)."""
+    ns = define(RIGHT_OTHERWISE)
+    result = run_checkpoint(CP, ns, require_local=False)
+    assert result.passed and result.stretch_score == result.stretch_max_score, [
+        (r.test, r.call, r.expected, r.got) for r in result.rows if not r.passed]
+    assert {r.exercise for r in result.rows if r.test.endswith("_on_generated_inputs")} == \
+        set(EXERCISES + ["var_div"])

@@ -46,7 +46,7 @@ __all__ = [
 # =========================================================================== design A
 
 class Value:
-    """A scalar that remembers how it was made (episode 06's engine)."""
+    """A scalar that remembers how it was made (lesson 06's engine)."""
 
     def __init__(self, data, children=(), op="", label=""):
         self.data = float(data)
@@ -412,8 +412,8 @@ def gradient_edge(var):
     into the node that adds it to a leaf's ``grad`` (``grad_accumulator``), or
     nowhere (``node`` None) when ``var`` wants no gradient. As in PyTorch
     (``torch::autograd::impl::gradient_edge``), every use of one leaf reaches the
-    same node, and a Var made by an operation, which requires grad too, sends its
-    gradient on through its history.
+    same node, the one ``grad_accumulator(var)`` gives, and a Var made by an
+    operation, which requires grad too, sends its gradient on through its history.
 
     Returns:
         a tuple ``(node, input_nr)``; ``(None, 0)`` exactly when no gradient is wanted.
@@ -438,8 +438,8 @@ def var_mul(a, b):
 
     The output holds ``a.data * b.data``. As in PyTorch, it has a history only when
     ``a`` or ``b`` requires grad: then its ``grad_fn`` is a :class:`MulBackward` with
-    one edge per input, in operand order, that keeps the numbers its ``apply``
-    needs, never the Vars.
+    one edge per input, in operand order (``gradient_edge(a)``, then
+    ``gradient_edge(b)``), that keeps the numbers its ``apply`` needs, never the Vars.
     """
     if not (a.requires_grad or b.requires_grad):
         return Var(a.data * b.data)
@@ -488,7 +488,8 @@ def run_backward(root):
     is 1.0. Every node's ``apply(g)`` is called exactly once, with ``g`` the sum
     of all the gradient that reaches it; ``apply`` returns one gradient per entry
     of ``next_functions``, in that order (``None`` entries lead nowhere).
-    Interior gradients are never stored on Vars.
+    Interior gradients are never stored on Vars. A chain of 10,000 nodes must work
+    at Python's default recursion limit.
     """
     if root.grad_fn is None:
         raise RuntimeError(f"{root!r} has no grad_fn: nothing to backpropagate through")
@@ -514,7 +515,8 @@ def count_cycle_garbage(build):
     ``build()``'s result is dropped (what reference counting could not free),
     not counting garbage from before the call, with the automatic collector kept
     from running in between. Afterwards the automatic collector is on again if it
-    was on before, even if ``build`` raised.
+    was on before and off if it was off, even if ``build`` raised (its exception
+    goes through to the caller).
     """
     was_enabled = gc.isenabled()
     gc.disable()

@@ -1,16 +1,32 @@
 """Checkpoint 00 (welcome): the warm-up exercises, ``flatten``, ``shape_of``,
-``dtype_of`` and ``to_bytes``."""
+``dtype_of`` and ``to_bytes``.
+
+After each exercise's tests, its contract (``checkpoint.contract``) judges it on
+generated inputs against the lesson's own solution (``stridegrad.course.contracts``):
+nested lists of every depth, with tuples, empty lists and one row object used twice;
+ragged lists with one odd item at any level; every kind of number and of what is not
+one; every dtype, also with struct, array and ``sys.byteorder`` as 64-bit Windows and
+a big-endian IBM Z have them.
+"""
 
 from __future__ import annotations
 
 import array
+import contextlib
 import inspect
+import math
+import random
 import struct
+import sys
 import types
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from hypothesis import strategies as st
 
 from stridegrad.course.checks import (ANY, CheckFailure, Checkpoint, expect, raised, short_repr,
                                      type_note)
+from stridegrad.course.contracts import Call, Invalid
 
 __all__ = ["checkpoint"]
 
@@ -91,6 +107,51 @@ def returns_a_new_list(flatten):
     expect(flatten, [5, 6], returns=[5, 6], unchanged=True)
 
 
+# numbers of every kind a nested list holds: ints small and past 64 bits, bools (an
+# int to isinstance), floats with and without a fraction, -0.0 and inf
+_NUMBER_POOL = [0, 1, -1, 7, -9, 258, 2 ** 63, -2 ** 70, True, False, 0.0, -0.0, 2.0, 2.5,
+                -1.25, 1e100, math.inf]
+
+
+def _number(rng: random.Random) -> Any:
+    return rng.choice(_NUMBER_POOL) if rng.random() < 0.8 else rng.randint(-10 ** 6, 10 ** 6)
+
+
+def _seeded(build: Callable[[random.Random], Any]) -> st.SearchStrategy:
+    """The cases ``build`` makes from a Random that Hypothesis seeds: the same every run
+    (derandomized), and far cheaper to draw than one Hypothesis draw per choice."""
+    return st.randoms(use_true_random=True).map(build)
+
+
+def _nested(rng: random.Random, depth: int, budget: list) -> Any:
+    """A nested list up to ``depth`` levels deep: lists, tuples, empty ones, one row
+    object used several times (``[row] * 3``, as ``[[0] * 3] * 2`` makes), ragged ones
+    (flatten needs no shape); at most ``budget[0]`` numbers in all."""
+    if depth == 0 or budget[0] <= 0 or rng.random() < 0.3:
+        budget[0] -= 1
+        return _number(rng)
+    items = [_nested(rng, depth - 1, budget) for _ in range(rng.randint(0, 4))]
+    kind = rng.random()
+    if kind < 0.25:
+        return tuple(items)
+    if kind < 0.4 and items:
+        return [items] * rng.randint(2, 3)
+    return items
+
+
+def _flatten_case(rng: random.Random) -> Call:
+    """A nested list; one time in four four to seven levels deep (a fixed number of
+    loops is not enough), a number beside each level."""
+    data = _nested(rng, rng.randint(0, 4), [12])
+    if rng.random() < 0.25:
+        for _ in range(rng.randint(4, 7)):
+            data = rng.choice([[data], [_number(rng), data], [data, _number(rng)]])
+    return Call((data,))
+
+
+checkpoint.contract("flatten", valid=_seeded(_flatten_case))
+
+
 # ------------------------------------------------------------------ shape_of
 
 @checkpoint.test("shape_of", hint="Two rows of three numbers: the outer list has 2 items, each "
@@ -158,6 +219,99 @@ def rejects_raggedness_deeper_down(shape_of):
     expect(shape_of, [[1, 2], [3, [4]]], raises=ValueError)
 
 
+# what a nested list may hold where a number goes: a number is anything that is not a
+# list or a tuple (the docstring), a string or None too
+_ITEM_POOL = _NUMBER_POOL + ["ab", "x", "", None]
+
+
+def _nested_of(rng: random.Random, shape: tuple) -> Any:
+    """A nested list of ``shape``, each level a list or (one time in four) a tuple."""
+    if not shape:
+        return rng.choice(_ITEM_POOL)
+    items = [_nested_of(rng, shape[1:]) for _ in range(shape[0])]
+    return tuple(items) if rng.random() < 0.25 else items
+
+
+def _some_shape(rng: random.Random, max_rank: int, min_side: int = 0,
+                max_numel: int = 64) -> list:
+    """Ranks 0 to ``max_rank``, sizes ``min_side`` to 4, unequal ones, at most
+    ``max_numel`` elements."""
+    shape = [rng.randint(min_side, 4) for _ in range(rng.randint(0, max_rank))]
+    while math.prod(shape) > max_numel:
+        shape[rng.randrange(len(shape))] -= 1
+    return shape
+
+
+def _regular(rng: random.Random) -> Call:
+    """Ranks 0 to 5, sizes 0 to 4: what follows a size 0 cannot be written as lists."""
+    shape = tuple(_some_shape(rng, 5))
+    if 0 in shape:
+        shape = shape[:shape.index(0) + 1]
+    return Call((_nested_of(rng, shape),))
+
+
+def _loose_shape(data: Any) -> tuple | None:
+    """The shape of ``data``, or None if it is ragged."""
+    if not isinstance(data, (list, tuple)):
+        return ()
+    shapes = {_loose_shape(item) for item in data}
+    if None in shapes or len(shapes) > 1:
+        return None
+    return (len(data),) + (shapes.pop() if shapes else ())
+
+
+def _clash(data: Any) -> tuple:
+    """The sizes that clash in a ragged nested list with one odd item: at the first level
+    where the odd item's shape and its neighbours' differ (a number beside a list: the
+    list's size alone)."""
+    shapes = [_loose_shape(item) for item in data]
+    if None in shapes:
+        return _clash(data[shapes.index(None)])
+    one, other = shapes[0], next(s for s in shapes if s != shapes[0])
+    k = next(k for k in range(max(len(one), len(other)))
+             if k >= len(one) or k >= len(other) or one[k] != other[k])
+    return tuple(s[k] for s in (one, other) if k < len(s))
+
+
+def _ragged(rng: random.Random) -> Call:
+    """A regular nested list (every size 1 to 3) with one item at some level changed: a
+    list of another length, or a number where a list goes (or a list where a number
+    goes), anywhere among two or more neighbours, under any item of the levels above."""
+    shape = [rng.randint(1, 3) for _ in range(rng.randint(1, 4))]
+    level = rng.randint(1, len(shape))  # the odd item is an item of a list at level - 1
+    shape[level - 1] = rng.choice([2, 3, 4])  # two neighbours or more, the odd one among them
+
+    def build(shape):
+        return [build(shape[1:]) for _ in range(shape[0])] if shape else _number(rng)
+
+    data = build(shape)
+    parent = data
+    for size in shape[:level - 1]:
+        parent = parent[rng.randrange(size)]
+    rest = shape[level:]  # the shape of each item of parent
+    if rest and rng.random() < 0.4:
+        odd = _number(rng)  # a number beside lists
+    elif rest:
+        odd = build([rng.choice([n for n in range(rest[0] + 3) if n != rest[0]])] + rest[1:])
+    else:
+        odd = build([rng.randint(0, 3)])  # a list beside numbers
+    # first, last or in between: a check of the first two (or the first and last) misses it
+    parent[rng.choice([0, len(parent) - 1, rng.randrange(1, len(parent))])] = odd
+
+    def tuples(x):  # some levels written as tuples
+        if not isinstance(x, list):
+            return x
+        items = [tuples(item) for item in x]
+        return tuple(items) if rng.random() < 0.25 else items
+
+    return Call((tuples(data),))
+
+
+checkpoint.contract("shape_of", valid=_seeded(_regular), invalid_cases=20, invalid=[
+    Invalid(_seeded(_ragged), ValueError, "ragged lists (one item of another shape, at any level)",
+            naming=_clash)])
+
+
 # ------------------------------------------------------------------ dtype_of
 
 @checkpoint.test("dtype_of", hint="Ints only: each fits an int64 slot. 0 and 1 are ints, even "
@@ -212,6 +366,61 @@ def rejects_what_is_not_a_number(dtype_of):
     expect(dtype_of, [1, 2j], raises=TypeError, naming=("2j", "complex"))
 
 
+# bools, ints (0 and 1 equal False and True), floats (whole ones too, -0.0, inf)
+def _bool(rng: random.Random) -> bool:
+    return rng.random() < 0.5
+
+
+def _int(rng: random.Random) -> int:
+    kind = rng.random()
+    return rng.choice([0, 1]) if kind < 0.3 else rng.randint(-3, 3) if kind < 0.6 else \
+        rng.randint(-2 ** 62, 2 ** 62)
+
+
+def _whole_float(rng: random.Random) -> float:
+    return rng.choice([0.0, -0.0, 1.0, 2.0, -3.0, 1e300])
+
+
+def _float(rng: random.Random) -> float:
+    return rng.choice([_whole_float(rng), 0.5, -2.5, 1e-300, math.inf, -math.inf])
+
+
+def _flat_numbers(rng: random.Random) -> list:
+    """Bools alone, ints alone, or a mix (bools with ints, ints with whole floats, all
+    three, ...), each kind of the mix at least once, in any order; or no numbers."""
+    if rng.random() < 1 / 6:
+        return []
+    kinds = rng.choice([[_bool], [_int], [_float], [_bool, _int], [_int, _whole_float],
+                        [_bool, _float], [_bool, _int, _float]])
+    flat = [kind(rng) for kind in kinds] + [rng.choice(kinds)(rng)
+                                            for _ in range(rng.randint(0, 3))]
+    rng.shuffle(flat)
+    return flat
+
+
+# what is not a number a slot can hold: a string (digits too: float("3") works), None,
+# a complex number, a list, a tuple
+_NOT_NUMBERS = ["seven", "3", "2.5", "True", None, 2j, 1 + 0j, [1], (2.5,)]
+
+
+def _with_one_not_a_number(rng: random.Random) -> Call:
+    """Numbers as the valid cases have them, and one element that is none, anywhere."""
+    flat = _flat_numbers(rng)
+    flat.insert(rng.randint(0, len(flat)), rng.choice(_NOT_NUMBERS))
+    return Call((flat,))
+
+
+def _the_odd_element(flat: list) -> tuple:
+    bad = next(v for v in flat if type(v) not in (bool, int, float))
+    return bad, type(bad).__name__
+
+
+checkpoint.contract(
+    "dtype_of", valid=_seeded(lambda rng: Call((_flat_numbers(rng),))), invalid_cases=20,
+    invalid=[Invalid(_seeded(_with_one_not_a_number), TypeError, "lists with one element "
+                     "that is not a bool, an int or a float", naming=_the_odd_element)])
+
+
 # ------------------------------------------------------------------ to_bytes
 
 @checkpoint.test("to_bytes", hint="A float64 slot is 8 bytes, the least significant first: "
@@ -261,23 +470,35 @@ def no_numbers_no_bytes(to_bytes):
     expect(to_bytes, [], "bool", returns=b"")
 
 
+#: the machines a to_bytes is also run on, by the name a row gives them
+_MACHINES = {"64-bit Windows": "windows", "a big-endian IBM Z": "big"}
+
+
+def _native(body: str, machine: str) -> str:
+    """A format's characters with the machine's own sizes written as standard ones: a C
+    long ('l', 'L') is 4 bytes on 64-bit Windows and 8 on 64-bit Linux (an IBM Z
+    too); ssize_t, size_t and pointers ('n', 'N', 'P') are 8 bytes on both."""
+    long = "iI" if machine == "windows" else "qQ"
+    return body.translate(str.maketrans({"l": long[0], "L": long[1], "n": "q", "N": "Q",
+                                         "P": "Q"}))
+
+
 def _elsewhere(fmt: str, machine: str) -> str:
     """A struct format as another machine reads it. With no byte order first ('<', '>',
     '!'), struct uses the machine's own byte order ('=': with standard sizes; nothing
     or '@': with the machine's own sizes too): on 64-bit Windows a C
     long ('l', 'L') is 4 bytes, not 8; on a big-endian machine (IBM Z) the most
     significant byte comes first."""
-    if fmt[:1] in "<>!":
+    own = ">" if machine == "big" else "<"
+    if fmt[:1] and fmt[0] in "<>!":
         return fmt  # standard sizes and an explicit order: the same everywhere
     if fmt[:1] == "=":  # standard sizes, but the machine's own order
-        return (">" if machine == "big" else "<") + fmt[1:]
-    body = fmt.lstrip("@")
-    if machine == "windows":
-        return "<" + body.replace("l", "i").replace("L", "I")
-    return ">" + body
+        return own + fmt[1:]
+    return own + _native(fmt.lstrip("@"), machine)
 
 
 _PACK, _CALCSIZE, _STRUCT, _ARRAY = struct.pack, struct.calcsize, struct.Struct, array.array
+_BYTEORDER = sys.byteorder
 
 
 def _struct_on(machine: str) -> Any:
@@ -290,16 +511,74 @@ def _struct_on(machine: str) -> Any:
 
 
 def _array_on(machine: str) -> Any:
-    """The array module as ``machine`` has it, as far as ``array(code, numbers)
-    .tobytes()`` goes: the machine's own sizes and byte order, as struct's native ones."""
+    """The array module as ``machine`` has it, as far as an array of numbers made, grown,
+    byte-swapped and written out goes (``array(code, numbers)``, ``append``, ``extend``,
+    ``byteswap``, ``tobytes``, ``bytes(a)``): the machine's own sizes and byte order,
+    as struct's native ones."""
     class Array:
-        def __init__(self, code, numbers=()):
-            self.code, self.numbers = code, list(numbers)
+        def __init__(self, typecode, initializer=()):
+            self.typecode, self._numbers, self._swapped = typecode, [], False
+            self.itemsize = _CALCSIZE(_elsewhere(typecode, machine))
+            self.extend(initializer)
+
+        def append(self, number):
+            self._numbers.append(number)
+
+        def extend(self, numbers):
+            self._numbers.extend(numbers)
+
+        fromlist = extend
+
+        def tolist(self):
+            return list(self._numbers)
+
+        def byteswap(self):
+            self._swapped = not self._swapped
 
         def tobytes(self):
-            return _PACK(_elsewhere(self.code * len(self.numbers), machine), *self.numbers)
+            fmt = _elsewhere(self.typecode * len(self._numbers), machine)
+            if self._swapped:
+                fmt = {"<": ">", ">": "<"}[fmt[0]] + fmt[1:]
+            return _PACK(fmt, *self._numbers)
+
+        __bytes__ = tobytes
+
+        def __len__(self):
+            return len(self._numbers)
+
+        def __iter__(self):
+            return iter(self._numbers)
+
+        def __getitem__(self, k):
+            return self._numbers[k]
 
     return types.SimpleNamespace(array=Array)
+
+
+@contextlib.contextmanager
+def _on_machine(machine: str, fn: Callable) -> Iterator[None]:
+    """Run ``fn`` (a learner's to_bytes) as on ``machine``: the struct and array
+    modules' own functions (however the module was imported), the notebook's names
+    for them (``from struct import pack``) and ``sys.byteorder`` (``from sys import
+    byteorder`` too) as that machine has them, for the time of the ``with``."""
+    scope = getattr(inspect.unwrap(fn), "__globals__", {})  # check() wraps it
+    fake, fake_array = _struct_on(machine), _array_on(machine)
+    modules = [(struct, "pack", _PACK, fake.pack), (struct, "calcsize", _CALCSIZE,
+                fake.calcsize), (struct, "Struct", _STRUCT, fake.Struct),
+               (array, "array", _ARRAY, fake_array.array),
+               (sys, "byteorder", _BYTEORDER, "big" if machine == "big" else "little")]
+    swaps = {name: new for _, _, real, new in modules for name, value in scope.items()
+             if value is real}
+    saved = {name: scope[name] for name in swaps}
+    try:
+        scope.update(swaps)
+        for module, attr, _, new in modules:
+            setattr(module, attr, new)
+        yield
+    finally:
+        for module, attr, real, _ in modules:
+            setattr(module, attr, real)
+        scope.update(saved)
 
 
 @checkpoint.test("to_bytes", hint="With '<' first, struct writes the same bytes on every "
@@ -308,35 +587,19 @@ def _array_on(machine: str) -> Any:
                                   "is 4 bytes on Windows, and an IBM Z puts the most "
                                   "significant byte first.")
 def the_same_bytes_on_every_machine(to_bytes):
-    # run the learner's to_bytes with struct and array as another machine has them: the
-    # modules' own functions (however the module was imported), and the notebook's
-    # names for them (`from struct import pack`), are swapped for one call
-    scope = getattr(inspect.unwrap(to_bytes), "__globals__", {})  # check() wraps it
-    for machine, where in (("windows", "on 64-bit Windows"), ("big", "on a big-endian IBM Z")):
-        fake, fake_array = _struct_on(machine), _array_on(machine)
-        modules = [(struct, "pack", _PACK, fake.pack), (struct, "calcsize", _CALCSIZE,
-                    fake.calcsize), (struct, "Struct", _STRUCT, fake.Struct),
-                   (array, "array", _ARRAY, fake_array.array)]
-        swaps = {name: new for _, _, real, new in modules for name, value in scope.items()
-                 if value is real}
-        saved = {name: scope[name] for name in swaps}
+    # run the learner's to_bytes with struct, array and sys.byteorder as another machine
+    # has them: code that asks sys.byteorder and swaps the bytes is right everywhere
+    for where, machine in _MACHINES.items():
         name = getattr(to_bytes, "__name__", "to_bytes")
-        call = f"{name}([1, -2], 'int64') with the struct and array modules as {where}"
+        call = f"{name}([1, -2], 'int64') with struct, array and sys.byteorder as on {where}"
         want = _PACK("<2q", 1, -2)
-        try:
-            scope.update(swaps)
-            for module, attr, _, new in modules:
-                setattr(module, attr, new)
+        with _on_machine(machine, to_bytes):
             try:
                 got = to_bytes([1, -2], "int64")
             except NotImplementedError:
                 raise  # not written yet: the row says so, as every other test's does
             except Exception as exc:  # noqa: BLE001 - the learner's code may fail in any way
                 raise CheckFailure(call, short_repr(want), raised(exc), kind="error") from exc
-        finally:
-            for module, attr, real, _ in modules:
-                setattr(module, attr, real)
-            scope.update(saved)
         if type(got) is not bytes or got != want:
             raise CheckFailure(call, short_repr(want), short_repr(got) + type_note(got, want))
 
@@ -350,6 +613,69 @@ def rejects_an_unknown_dtype(to_bytes):
            naming=("int32", "bool", "int64", "float64"))
     expect(to_bytes, [], "float32", raises=ValueError,
            naming=("float32", "bool", "int64", "float64"))
+
+
+def _to_bytes_on(to_bytes: Callable, flat: list, dtype: str, machine: str | None = None) -> Any:
+    """The contract's scenario: ``to_bytes(flat, dtype)``, here or (``machine``) with
+    struct, array and sys.byteorder as that machine has them."""
+    if machine is None:
+        return to_bytes(flat, dtype)
+    with _on_machine(_MACHINES[machine], to_bytes):
+        return to_bytes(flat, dtype)
+
+
+# what each dtype holds (what dtype_of accepts and the dtype can hold): int64's ends too
+def _int64(rng: random.Random) -> int:
+    return rng.choice([_int(rng), -2 ** 63, 2 ** 63 - 1, 258, -2])
+
+
+def _float64(rng: random.Random) -> float:
+    return rng.choice([_float(rng), _float(rng), 5e-324, -1.5, 1 / 3])
+
+
+#: what each dtype holds (what dtype_of accepts and the dtype can hold), kind by kind:
+#: int64's ends, float64's smallest, thirds; bools and ints in a float64 block too
+_HELD = {"bool": [[_bool]],
+         "int64": [[_int64], [_bool], [_bool, _int64]],
+         "float64": [[_float64], [_bool], [_int], [_bool, _int, _float64],
+                     [lambda rng: rng.randint(-2 ** 53, 2 ** 53)]]}
+
+
+def _held(dtype: str, rng: random.Random, n: int) -> list:
+    """``n`` numbers that ``dtype`` holds, of one of the kinds it can hold."""
+    kinds = rng.choice(_HELD[dtype])
+    return [rng.choice(kinds)(rng) for _ in range(n)]
+
+
+def _packings(rng: random.Random) -> Call:
+    """Up to five numbers of a dtype; here, or as on 64-bit Windows or an IBM Z."""
+    dtype = rng.choice(["bool", "int64", "float64"])
+    flat = _held(dtype, rng, rng.randint(0, 5))
+    machine = rng.choice([None, None, *_MACHINES])
+    return Call((flat, dtype), {"machine": machine} if machine else {})
+
+
+# dtypes that are not one of the three: NumPy's others, Python's names, struct's letters
+_UNKNOWN = ["float32", "int32", "uint8", "float", "int", "Float64", "INT64", "f8", "<f8", "d",
+            "q", "?", "double", "boolean", "float64 "]
+
+
+def _unknown_dtypes(rng: random.Random) -> Call:
+    flat = [] if rng.random() < 0.5 else _held("float64", rng, rng.randint(1, 3))
+    return Call((flat, rng.choice(_UNKNOWN)))
+
+
+checkpoint.contract(
+    "to_bytes", valid=_seeded(_packings), scenario=_to_bytes_on,
+    invalid_cases=20, invalid=[Invalid(_seeded(_unknown_dtypes), ValueError, "dtypes that are not one of the three, "
+                     "with numbers or without",
+                     naming=lambda flat, dtype: (dtype, "bool", "int64", "float64"))],
+    hint="This row tries up to 40 blocks of every dtype, with struct, array and "
+         "sys.byteorder as here or (machine=...) as 64-bit Windows or a big-endian IBM Z "
+         "has them, and up to 20 unknown dtypes, drawn by Hypothesis (the same ones every "
+         "run), and shows the smallest your function gets wrong: compare it with the "
+         "docstring, then try that call yourself (machine=...: which of your formats and "
+         "sizes depend on the machine?).")
 
 
 # ------------------------------------------------------------------ stretch: unflatten
@@ -422,3 +748,25 @@ def rejects_a_length_that_does_not_fit(unflatten):
 def shares_nothing_with_the_input(unflatten):
     expect(unflatten, [1, 2, 3], (3,), returns=[1, 2, 3], unchanged=True)
     expect(unflatten, [1, 2, 3, 4], (2, 2), returns=[[1, 2], [3, 4]], unchanged=True)
+
+
+def _fillings(rng: random.Random) -> Call:
+    """A shape of rank 0 to 4, sizes 0 to 4, and as many numbers (of every kind) as it
+    holds."""
+    shape = tuple(_some_shape(rng, 4))
+    return Call(([_number(rng) for _ in range(math.prod(shape))], shape))
+
+
+def _misfits(rng: random.Random) -> Call:
+    """A shape, and a list of another length: one short or over, a multiple of one size,
+    or any numbers for a shape that holds none (a size 0)."""
+    shape = tuple(_some_shape(rng, 4))
+    n = math.prod(shape)
+    lengths = sorted(k for k in {n - 1, n + 1, 2 * n, n + (shape[0] if shape else 2),
+                                 rng.randint(0, 9)} if k >= 0 and k != n)
+    return Call(([_number(rng) for _ in range(rng.choice(lengths))], shape))
+
+
+checkpoint.contract("unflatten", valid=_seeded(_fillings), stretch=True, invalid=[
+    Invalid(_seeded(_misfits), ValueError, "lists whose length is not the number of elements",
+            naming=lambda flat, shape: (len(flat), shape))])

@@ -7,15 +7,30 @@ with the attributes the lesson's ``Value`` has: ``data``, ``grad``, ``_prev``,
 needed to test ``backward``. ``backward`` calls the learner's own
 ``topological_order``, as the lesson asks. Expected numbers are written out by
 hand (tanh values to 17 digits, from a calculator).
+
+After each exercise's tests, its contract (``checkpoint.contract``) judges it on
+generated cases against the lesson's own function, through a scenario that builds
+the nodes from a plain description (numbers; graphs as lines ``"n1 = x * y"``, with
+shared nodes, diamonds, a node used twice, a chain of 1,000 copies run at Python's
+default recursion limit) and compares what it observes: data, ``_prev`` and ``_op``,
+every node's grad after each call, how often each closure ran, whether an output is
+freed at once, what ``f`` was given (``stridegrad.course.contracts``).
 """
 
 from __future__ import annotations
 
 import gc
 import math
+import random
+import sys
 import weakref
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
 
 from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
+from stridegrad.course.contracts import Call
 
 __all__ = ["checkpoint"]
 
@@ -97,6 +112,404 @@ def _check_no_cycle(call, make):
             gc.enable()
 
 
+# ------------------------------------------------------------------ contract scenarios
+#
+# Each contract builds its nodes (``_Node``) from the plain description a case holds,
+# runs the learner's function on them and returns what it saw as plain data: numbers,
+# names of nodes, counts. The lesson's own function, run through the same scenario,
+# gives what is expected.
+
+def _name_of(node: Any, names: dict) -> str:
+    """A node by the name the scenario gave it; anything else by its type."""
+    return names.get(id(node), f"a {type(node).__name__}")
+
+
+def _with_gc_off(run: Callable[[], Any]) -> Any:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return run()
+    finally:
+        if was:
+            gc.enable()
+
+
+def _op_scenario(fn: Callable, inputs: list, extra: tuple, grads_before: tuple,
+                 backward_with: tuple) -> dict:
+    """Call ``fn(*inputs, *extra)``; what its output holds, each input's grad after each
+    ``out._backward(g)``, and whether the output is freed as soon as it is dropped (no
+    reference cycle through its closure)."""
+    names = {id(n): n.name for n in inputs}
+    own = list({id(n): n for n in inputs}.values())  # each input once (add(a, a))
+    for node, grad in zip(own, grads_before):
+        node.grad = grad
+
+    def run():
+        out = fn(*inputs, *extra)
+        seen = {"data": out.data, "_prev": [_name_of(p, names) for p in out._prev],
+                "_op": out._op, "grads after each _backward(g)": []}
+        for g in backward_with:
+            out._backward(g)
+            seen["grads after each _backward(g)"].append({n.name: n.grad for n in own})
+        seen["inputs' data after"] = {n.name: n.data for n in own}
+        alive = weakref.ref(out)
+        del out
+        seen["freed as soon as dropped"] = alive() is None
+        return seen
+
+    return _with_gc_off(run)
+
+
+def _binary_op(fn: Callable, a: float, b: float | str, *, grads_before: tuple = (0.0, 0.0),
+               backward_with: tuple = (1.0,)) -> dict:
+    """The scenario of add and mul: Values a and b (``b='a'``: a itself, as in
+    ``add(a, a)``) holding these numbers and grads."""
+    x = _leaf(a, "a")
+    y = x if b == "a" else _leaf(b, "b")
+    return _op_scenario(fn, [x, y], (), grads_before, backward_with)
+
+
+def _unary_op(fn: Callable, a: float, *extra: Any, grad_before: float = 0.0,
+              backward_with: tuple = (1.0,)) -> dict:
+    """The scenario of tanh and power: a Value a holding this number and grad."""
+    return _op_scenario(fn, [_leaf(a, "a")], extra, (grad_before,), backward_with)
+
+
+# numbers of very different sizes, exact in any sum or product of two: zeros, ones,
+# multiples of 1/8 of three scales
+_DATA = st.one_of(st.sampled_from([0.0, 1.0, -1.0, 0.5]),
+                  st.builds(lambda k, scale: k / 8 * scale, st.integers(-40, 40),
+                            st.sampled_from([1.0, 1024.0, 1 / 64])))
+_GRADS = st.sampled_from([0.0, 1.0, -2.0, 0.5, 3.25, 1e3])
+
+
+@st.composite
+def _backward_calls(draw, min_calls: int = 1) -> dict:
+    """The keyword arguments of a case: grads already there, the g of each
+    ``_backward(g)`` call (two calls: the closure must add, and keep adding)."""
+    return {"backward_with": tuple(draw(st.lists(_GRADS, min_size=min_calls, max_size=2)))}
+
+
+def _binary_case(rng: random.Random) -> Call:
+    """Two numbers as _DATA draws them (or a twice), grads already there, one or two
+    ``_backward(g)`` calls: drawn from a Random that Hypothesis seeds (cheaper)."""
+    def data():
+        if rng.random() < 0.3:
+            return rng.choice([0.0, 1.0, -1.0, 0.5])
+        return rng.randint(-40, 40) / 8 * rng.choice([1.0, 1024.0, 1 / 64])
+
+    def grad():
+        return rng.choice([0.0, 1.0, -2.0, 0.5, 3.25, 1e3])
+
+    a = data()
+    b = "a" if rng.random() < 0.25 else data()
+    grads = (grad(),) if b == "a" else (grad(), grad())
+    return Call((a, b), {"grads_before": grads,
+                         "backward_with": tuple(grad() for _ in range(rng.randint(1, 2)))})
+
+
+_OP_HINT = ("This row builds Values holding the numbers shown (b='a': the same Value a "
+            "twice), sets their grads (grads_before), calls your {name}, then "
+            "out._backward(g) for each g of backward_with, and compares what it sees with "
+            "the lesson's {name}: the output's data, _prev and _op, the inputs' grads after "
+            "each call, and whether the output is freed as soon as it is dropped. Up to 40 "
+            "such cases, drawn by Hypothesis (the same ones every run); the row shows the "
+            "smallest your function gets wrong.")
+
+
+def _copy(a, calls: dict | None = None):
+    """One step of a chain: the same number, the gradient passed on as it is (each call
+    counted in ``calls["chain"]``)."""
+    def back(g):
+        a.grad += g
+        if calls is not None:
+            calls["chain"] = calls.get("chain", 0) + 1
+    return _Node(a.data, (a,), "copy", back)
+
+
+def _tanh_of(a):
+    t = math.tanh(a.data)
+
+    def back(g):
+        a.grad += (1.0 - t * t) * g
+    return _Node(t, (a,), "tanh", back)
+
+
+def _graph(lines: tuple, chain: int, calls: dict | None = None) -> tuple[dict, Any]:
+    """The nodes of a graph written as lines ``"x = 2.0"``, ``"n1 = x * y"``, ``"n2 =
+    tanh(n1)"`` (the last line is the root), with ``chain`` copies on top of it (each
+    ``"chainK"`` made from the one before; the last is then the root). Every closure
+    counts its calls in ``calls``, by name (the chain's together)."""
+    nodes: dict = {}
+    for line in lines:
+        name, _, expr = line.partition(" = ")
+        parts = expr.split()
+        if expr.startswith("tanh("):
+            node = _tanh_of(nodes[expr[5:-1]])
+        elif len(parts) == 3:
+            node = (_plus if parts[1] == "+" else _times)(nodes[parts[0]], nodes[parts[2]])
+        else:
+            node = _leaf(float(expr))
+        node.name = name
+        nodes[name] = node
+    if calls is not None:
+        for node in nodes.values():
+            if node._backward is not None:
+                node._backward = _counted(node._backward, node.name, calls)
+    root = node
+    for k in range(chain):
+        root = _copy(root, calls)
+        root.name = f"chain{k + 1}"
+    _watched([*nodes.values(), *_chain_nodes(root, chain)], set())
+    return nodes, root
+
+
+def _chain_nodes(root: Any, chain: int) -> list:
+    out = []
+    for _ in range(chain):
+        out.append(root)
+        root = root._prev[0]
+    return out
+
+
+def _counted(back: Callable, name: str, calls: dict) -> Callable:
+    def counted(g):
+        calls[name] = calls.get(name, 0) + 1
+        back(g)
+    return counted
+
+
+def _depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+class _Watched(_Node):
+    """A node of a contract's graph: it notes the recursion limit each time its inputs
+    are read, so that a function that raises the limit while it runs (and puts it back)
+    is seen doing so."""
+
+    @property
+    def _prev(self):
+        self.limits.add(sys.getrecursionlimit())
+        return self.__dict__["_prev"]
+
+
+def _watched(nodes: list, limits: set) -> None:
+    for node in nodes:
+        node.__class__, node.limits = _Watched, limits
+
+
+def _at_the_default_recursion_limit(run: Callable[[], Any], limits: set) -> tuple[Any, bool]:
+    """``run()`` at Python's default recursion limit, 1,000 frames (more only when the
+    caller is already that deep); also whether the limit was another one while the
+    nodes were read (``limits``, which the watched nodes fill) or after ``run``."""
+    old = sys.getrecursionlimit()
+    limit = max(1000, _depth() + 200)
+    sys.setrecursionlimit(limit)
+    try:
+        limits.clear()
+        result = run()
+        return result, limits | {sys.getrecursionlimit()} != {limit}
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _state(nodes: dict, root: Any, chain: int) -> dict:
+    """Every node's (data, grad), by name; the chain's as one entry (its distinct
+    values)."""
+    out = {name: (n.data, n.grad) for name, n in nodes.items()}
+    if chain:
+        out["chain1 ... chain" + str(chain)] = sorted({(n.data, n.grad)
+                                                      for n in _chain_nodes(root, chain)})
+    return out
+
+
+def _topological_scenario(fn: Callable, lines: tuple, *, chain: int = 0) -> dict:
+    return _with_gc_off(lambda: _topological(fn, lines, chain))
+
+
+def _topological(fn: Callable, lines: tuple, chain: int) -> dict:
+    """Call ``fn(root)`` on the graph; what it listed (the graph's nodes by name, the
+    chain's as a count), whether the root is last, the nodes listed before one of their
+    inputs, whether any node's data or grad changed, and whether it ran at another
+    recursion limit than the default one. Any order that lists each node after all its inputs is right: the
+    order itself is not compared."""
+    nodes, root = _graph(lines, chain)
+    names = {id(n): name for name, n in nodes.items()}
+    names.update({id(n): n.name for n in _chain_nodes(root, chain)})
+    before = _state(nodes, root, chain)
+    order, raised_limit = _at_the_default_recursion_limit(lambda: fn(root), root.limits)
+    items = list(order)
+    listed = [_name_of(n, names) for n in items]
+    where: dict = {}
+    for k, n in enumerate(items):
+        where.setdefault(id(n), k)
+    early = [f"{_name_of(n, names)} before its input {_name_of(p, names)}"
+             for n in items for p in getattr(n, "_prev", ())
+             if where.get(id(p), -1) > where[id(n)]]
+    return {"type": type(order).__name__,
+            "listed": sorted(name for name in listed if not name.startswith("chain"))
+            + ([f"{sum(name.startswith('chain') for name in listed)} chain nodes"]
+               if chain else []),
+            "root last": bool(items) and items[-1] is root,
+            "listed before an input": early[:3],
+            "graph unchanged": _state(nodes, root, chain) == before,
+            "recursion limit raised": raised_limit}
+
+
+def _backward_scenario(fn: Callable, lines: tuple, *, grads_before: dict | None = None,
+                       calls: int = 1, chain: int = 0) -> dict:
+    return _with_gc_off(lambda: _backward(fn, lines, grads_before, calls, chain))
+
+
+def _backward(fn: Callable, lines: tuple, grads_before: dict | None, calls: int,
+              chain: int) -> dict:
+    """Set the grads of ``grads_before`` (a leaf's, or an interior node's left over),
+    call ``fn(root)`` ``calls`` times; every node's (data, grad) after each call, how
+    many times each closure ran, and whether it ran at another recursion limit than the
+    default one."""
+    ran: dict = {}
+    nodes, root = _graph(lines, chain, ran)
+    for name, grad in (grads_before or {}).items():
+        nodes[name].grad = grad
+    seen: dict = {"after each call": [], "closure calls": ran,
+                  "recursion limit raised": False}
+    for _ in range(calls):
+        _, raised = _at_the_default_recursion_limit(lambda: fn(root), root.limits)
+        seen["after each call"].append(_state(nodes, root, chain))
+        seen["recursion limit raised"] |= raised
+    return seen
+
+
+_LEAF_VALUES = [2.0, -3.0, 0.5, 0.0, 1.0, -1.25, 4.0, 0.75]
+_GRADS_BEFORE = [0.0, 1.0, -2.0, 0.5, 3.25, 1e3]
+#: the length of a chain of copies on top of a graph: deeper than the default recursion limit
+_CHAIN = 1000
+
+
+def _graph_lines(rng: random.Random, min_ops: int = 0, max_ops: int = 6) -> tuple:
+    """Up to 4 leaves and 6 operations (+, *, tanh) on any earlier nodes: shared nodes,
+    a node used twice by one operation (x * x), diamonds, nodes the root does not use.
+    (Drawn from one Random that Hypothesis seeds: the same graphs every run, and far
+    cheaper to draw than Hypothesis's own draws, one per choice.)"""
+    leaves = rng.randint(1, 4)
+    lines = [f"{'xyzw'[k]} = {rng.choice(_LEAF_VALUES)}" for k in range(leaves)]
+    names = list("xyzw"[:leaves])
+
+    def pick():  # the newest nodes most often, so that the graph grows deep and shares
+        return rng.choice(names[-2:] if rng.random() < 0.5 else names)
+
+    for k in range(rng.randint(min_ops, max_ops)):
+        op = rng.choice(["+", "*", "tanh"])
+        lines.append(f"n{k + 1} = " + (f"tanh({pick()})" if op == "tanh" else
+                                       f"{pick()} {op} {pick()}"))
+        names.append(f"n{k + 1}")
+    return tuple(lines)
+
+
+def _is_leaf(line: str) -> bool:
+    expr = line.partition(" = ")[2]
+    return len(expr.split()) == 1 and not expr.startswith("tanh(")
+
+
+def _seeded(build: Callable[[random.Random], Call]) -> st.SearchStrategy:
+    """The cases ``build`` makes from a Random that Hypothesis seeds (derandomized)."""
+    return st.randoms(use_true_random=True).map(build)
+
+
+def _topological_case(rng: random.Random) -> Call:
+    """A graph, and one time in six a chain of copies on top."""
+    lines = _graph_lines(rng)
+    return Call((lines,), {"chain": _CHAIN} if rng.random() < 1 / 6 else {})
+
+
+def _backward_case(rng: random.Random) -> Call:
+    """A graph whose root is an operation (or a lone leaf, called once), grads left over
+    on some nodes, one or two calls, one time in six a chain of copies on top."""
+    lines = _graph_lines(rng, min_ops=0 if rng.random() < 0.2 else 1)
+    if _is_leaf(lines[-1]):
+        # a lone leaf for a root: root.grad is 1.0 after one call (what a second call or a
+        # grad already there should give is not in the docstring)
+        return Call((lines,))
+    kwargs: dict = {}
+    grads = {line.partition(" = ")[0]: rng.choice(_GRADS_BEFORE) for line in lines
+             if rng.random() < 1 / 3}
+    if grads:
+        kwargs["grads_before"] = grads
+    if rng.random() < 0.5:
+        kwargs["calls"] = 2
+    if rng.random() < 1 / 6:
+        kwargs["chain"] = _CHAIN
+    return Call((lines,), kwargs)
+
+
+# functions of a list of floats, by their source: a cubic, sums of powers, a product of
+# the first and last, sin and exp; each curved in every coordinate
+_FUNCTIONS = {
+    "lambda v: v[0] ** 3 - v[-1] ** 2": lambda v: v[0] ** 3 - v[-1] ** 2,
+    "lambda v: sum(x ** 3 for x in v)": lambda v: sum(x ** 3 for x in v),
+    "lambda v: v[0] * v[-1] * sum(v)": lambda v: v[0] * v[-1] * sum(v),
+    "lambda v: math.sin(v[0]) * math.exp(v[-1] / 4)":
+        lambda v: math.sin(v[0]) * math.exp(v[-1] / 4),
+}
+
+
+def _central_difference_scenario(fn: Callable, f: str, xs: list, i: int, **kwargs: Any) -> dict:
+    """Call ``fn(f, xs, i, ...)`` with ``f`` the function of that source; what it
+    returns, and at each call of ``f``: whether it was given xs itself or a list of its
+    own, and whether xs was as the caller gave it."""
+    original = list(xs)
+    given: set = set()
+
+    def f_of(v):
+        given.add(("xs itself" if v is xs else "a " + type(v).__name__ + " of its own",
+                   "xs as given" if xs == original else "xs changed"))
+        return _FUNCTIONS[f](v)
+
+    result = fn(f_of, xs, i, **kwargs)
+    return {"returned": result, "f was given, while": sorted(given)}
+
+
+_XS = st.lists(st.builds(lambda k: k / 4, st.integers(-8, 8)), min_size=1, max_size=4)
+
+
+@st.composite
+def _central_differences(draw) -> Call:
+    """A curved f, one to four numbers, any index, the default h or a given one."""
+    xs = draw(_XS)
+    i = draw(st.integers(0, len(xs) - 1))
+    h = draw(st.sampled_from([None, 0.5, 0.25, 0.1, 1e-3]))
+    return Call((draw(st.sampled_from(sorted(_FUNCTIONS))), xs, i), {"h": h} if h else {})
+
+
+@st.composite
+def _tanh_calls(draw) -> Call:
+    a = draw(st.one_of(_DATA, st.sampled_from([20.0, -3.5, 400.0, -800.0])))
+    return Call((a,), {"grad_before": draw(_GRADS), **draw(_backward_calls())})
+
+
+@st.composite
+def _power_calls(draw) -> Call:
+    """Whole powers of any number, 0 included (for n >= 0), negative ones of a number
+    that is not 0, fractional ones of a positive number; n an int or a float."""
+    if draw(st.integers(0, 4)) == 0:  # at 0: the slope of a**0 and a**2 is 0, of a**1 it is 1
+        a, n = 0.0, draw(st.sampled_from([1, 0, 2, 3]))
+        return Call((a, n), {"grad_before": draw(_GRADS), **draw(_backward_calls())})
+    n = draw(st.one_of(st.integers(-3, 4), st.sampled_from([0.5, 1.5, -0.5, 2.0, 3.0])))
+    if isinstance(n, float) and not n.is_integer():
+        a = draw(st.sampled_from([0.25, 1.0, 2.0, 4.0, 9.0]))
+    elif n < 0:
+        a = draw(st.sampled_from([0.5, -1.0, 2.0, -2.0, 3.0]))
+    else:
+        a = draw(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5, 2.0, -2.0, 3.0]))
+        if isinstance(n, float) and a == 0.0:
+            a = 2.0
+    return Call((a, n), {"grad_before": draw(_GRADS), **draw(_backward_calls())})
+
+
 # ------------------------------------------------------------------ add
 
 @checkpoint.test("add", hint="out = Value(a.data + b.data, (a, b), \"+\"), with _backward set "
@@ -151,6 +564,10 @@ def add_backward_leaves_data_alone(add):
 def add_closure_does_not_capture_the_output(add):
     a, b = _leaf(2.0, "a"), _leaf(3.0, "b")
     _check_no_cycle("add(a, b)", lambda: add(a, b))
+
+
+checkpoint.contract("add", valid=_seeded(_binary_case), scenario=_binary_op,
+                    hint=_OP_HINT.format(name="add"))
 
 
 # ------------------------------------------------------------------ mul
@@ -208,6 +625,10 @@ def mul_closure_does_not_capture_the_output(mul):
     _check_no_cycle("mul(a, b)", lambda: mul(a, b))
 
 
+checkpoint.contract("mul", valid=_seeded(_binary_case), scenario=_binary_op,
+                    hint=_OP_HINT.format(name="mul"))
+
+
 # ------------------------------------------------------------------ tanh
 
 @checkpoint.test("tanh", hint="out = Value(math.tanh(a.data), (a,), \"tanh\"): one input, "
@@ -263,14 +684,22 @@ def tanh_closure_does_not_capture_the_output(tanh):
     _check_no_cycle("tanh(a)", lambda: tanh(a))
 
 
+checkpoint.contract("tanh", valid=_tanh_calls(), scenario=_unary_op,
+                    hint=_OP_HINT.format(name="tanh").replace(" (b='a': the same Value a "
+                                                               "twice)", "").replace(
+                        "grads_before", "grad_before"))
+
+
 # ------------------------------------------------------------------ topological_order
 
 def _chain(n):
-    node = _leaf(1.0, "x")
-    first = node
-    for _ in range(n):
-        node = _Node(node.data, (node,), "id", None, "")
-    return first, node
+    def build():
+        node = _leaf(1.0, "x")
+        first = node
+        for _ in range(n):
+            node = _Node(node.data, (node,), "id", None, "")
+        return first, node
+    return _with_gc_off(build)
 
 
 def _as_set(order, nodes):
@@ -360,7 +789,8 @@ def node_used_at_two_depths(topological_order):
                  hint_for=("recursive (overflows on a 10,000-step chain)",))
 def chain_of_ten_thousand(topological_order):
     first, root = _chain(10_000)
-    order = topological_order(root)
+    # the cycle collector off: 10,000 new nodes would make it walk the whole heap
+    order = _with_gc_off(lambda: topological_order(root))
     if not isinstance(order, list) or len(order) != 10_001:
         fail("len(topological_order(a 10,000-step chain))", 10_001,
              len(order) if hasattr(order, "__len__") else order)
@@ -387,6 +817,19 @@ def order_changes_nothing(topological_order):
     if x.grad != 7.0 or x.data != 2.0 or z.data != 6.0:
         fail("x.grad, x.data, z.data after topological_order(z)", (7.0, 2.0, 6.0),
              (x.grad, x.data, z.data))
+
+
+checkpoint.contract(
+    "topological_order", scenario=_topological_scenario,
+    valid=_seeded(_topological_case),
+    hint="This row builds a graph from the lines shown (the last one is the root; "
+         "chain=k: k more nodes on top, each a copy of the one before), calls your "
+         "topological_order on its root at Python's default recursion limit and compares "
+         "what it sees with the lesson's: the nodes listed (any order that lists each node "
+         "after its inputs is right), whether the root comes last, which nodes come before "
+         "one of their inputs, whether the graph was left as it was. Up to 40 such graphs, "
+         "drawn by Hypothesis (the same ones every run); the row shows the smallest your "
+         "function gets wrong.")
 
 
 # ------------------------------------------------------------------ backward
@@ -434,11 +877,15 @@ def backward_seeds_the_root(backward):
                                   "must work (and your topological_order must handle it too).",
                  hint_for=("recursive order",))
 def backward_through_a_long_chain(backward):
-    x = _leaf(1.0, "x")
-    node = x
-    for _ in range(10_000):
-        node = _times(node, _leaf(1.0))
-    backward(node)
+    def run():  # the cycle collector off: 20,000 new nodes would make it walk the heap
+        x = _leaf(1.0, "x")
+        node = x
+        for _ in range(10_000):
+            node = _times(node, _leaf(1.0))
+            node.name = "x * 1 * ..."  # a short name: each product's name holds its inputs'
+        backward(node)
+        return x
+    x = _with_gc_off(run)
     _check_number("x.grad after backward(x * 1 * 1 * ... (10,000 times))", x.grad, 1.0)
 
 
@@ -464,6 +911,17 @@ def backward_of_a_leaf(backward):
     x = _leaf(3.0, "x")
     backward(x)
     _check_number("x.grad after backward(x) for a leaf x", x.grad, 1.0)
+
+
+checkpoint.contract(
+    "backward", valid=_seeded(_backward_case), scenario=_backward_scenario,
+    hint="This row builds a graph from the lines shown (the last one is the root; "
+         "chain=k: k more nodes on top, each a copy of the one before), sets the grads of "
+         "grads_before (left over from an earlier pass), calls your backward on the root "
+         "(calls times) at Python's default recursion limit, and compares every node's "
+         "(data, grad) after each call and how many times each closure ran with the "
+         "lesson's backward. Up to 40 such graphs, drawn by Hypothesis (the same ones every "
+         "run); the row shows the smallest your function gets wrong.")
 
 
 # ------------------------------------------------------------------ central_difference
@@ -535,6 +993,15 @@ def uses_the_given_step(central_difference):
 def picks_the_right_coordinate(central_difference):
     got = central_difference(lambda v: v[0] + 10.0 * v[1], [4.0, -1.0], 1, h=0.25)
     _check_number("central_difference(x0 + 10*x1, [4, -1], 1, h=0.25)", got, 10.0)
+
+
+checkpoint.contract(
+    "central_difference", valid=_central_differences(), scenario=_central_difference_scenario,
+    hint="This row calls your central_difference with the function whose source is shown "
+         "as f, and compares what it returns, what f was given (a list of its own, or xs "
+         "itself) and whether xs was as the caller gave it during each call of f, with the "
+         "lesson's central_difference. Up to 40 such calls, drawn by Hypothesis (the same "
+         "ones every run); the row shows the smallest your function gets wrong.")
 
 
 # ------------------------------------------------------------------ stretch: power
@@ -628,3 +1095,9 @@ def power_accumulates(power):
 def power_closure_does_not_capture_the_output(power):
     a = _Node(3.0, name="a")
     _check_no_cycle("power(a, 2)", lambda: power(a, 2))
+
+
+checkpoint.contract("power", valid=_power_calls(), scenario=_unary_op, stretch=True,
+                    hint=_OP_HINT.format(name="power").replace(" (b='a': the same Value a "
+                                                                "twice)", "").replace(
+                        "grads_before", "grad_before"))

@@ -7,20 +7,40 @@ The tests build their graphs from the node classes the lesson imports
 is tested on its own. ``var_mul`` calls the learner's ``gradient_edge`` and
 ``run_backward`` the learner's ``count_dependencies``, as the lesson asks.
 Expected numbers are worked out by hand in the comments.
+
+After each exercise's tests, its contract (``checkpoint.contract``) judges it on
+generated cases against the lesson's own function, through a scenario that builds
+the Vars and nodes from a plain description (``"Var(2.0, requires_grad=True)"``,
+graphs as lines ``"n1 = x * y"`` with shared nodes, edges to None and a chain of
+1,000 nodes run at Python's default recursion limit; builds that make cycles, with
+the collector on or off) and compares what it observes: edges by where they lead,
+counts and grads by name, each node's apply calls, the collector's state
+(``stridegrad.course.contracts``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
+import random
+import re
+import sys
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from hypothesis import strategies as st
 
 from stridegrad.course.checks import CheckFailure, Checkpoint, short_repr, expect, fail
+from stridegrad.course.contracts import Call, Invalid
 from stridegrad.course.designs import (
     AccumulateGrad,
     AddBackward,
     MulBackward,
     TanhBackward,
     Var,
+    grad_accumulator,
 )
 
 __all__ = ["checkpoint"]
@@ -43,6 +63,454 @@ def _leaf(data, label):
 def _acc(v):
     """A fresh AccumulateGrad edge for a leaf (the tests wire their own graphs)."""
     return (AccumulateGrad(v), 0)
+
+
+# ------------------------------------------------------------------ contract scenarios
+#
+# Each contract builds its Vars and nodes from the plain description a case holds
+# (``"Var(2.0, requires_grad=True)"``, ``"n1 = MulBackward(x, None)"``, ...), runs the
+# learner's function on them and returns what it saw as plain data: numbers, and nodes
+# and Vars by the names the case gives them. The lesson's own function, run through
+# the same scenario, gives what is expected.
+
+_VAR = re.compile(r"Var\((?P<data>[-+.\deE]+)(?P<rg>, requires_grad=True)?"
+                  r"(?:, grad_fn=<(?P<node>\w+)>, output_nr=(?P<nr>\d+))?\)$")
+
+
+def _var(text: str) -> tuple[Var, Any]:
+    """A Var as ``text`` writes it: a leaf that requires grad, a constant, or a Var made
+    by a node (``grad_fn=<MulBackward>``, whose own edges lead to a leaf of its own);
+    ``"... used by a node"``: a leaf whose accumulator a node already holds. Returns the
+    Var and what keeps its history alive."""
+    used = text.endswith(" used by a node")
+    match = _VAR.match(text.removesuffix(" used by a node"))
+    data = float(match["data"])
+    if match["node"]:
+        other = _leaf(1.0, "")
+        node = {"AddBackward": lambda: AddBackward(((grad_accumulator(other), 0),
+                                                    (None, 0))),
+                "MulBackward": lambda: MulBackward(((grad_accumulator(other), 0),
+                                                    (None, 0)), 1.0, data),
+                "TanhBackward": lambda: TanhBackward(((grad_accumulator(other), 0),),
+                                                     0.5)}[match["node"]]()
+        return Var(data, grad_fn=node, output_nr=int(match["nr"])), node
+    var = Var(data, requires_grad=bool(match["rg"]))
+    keep = AddBackward(((grad_accumulator(var), 0), (None, 0))) if used else None
+    return var, keep
+
+
+def _what(node: Any, named: dict) -> str:
+    """A node as seen from the Vars ``named`` (name -> Var): the grad_fn of one, the
+    accumulator grad_accumulator(var) gives for one, or another AccumulateGrad of one."""
+    if node is None:
+        return "None"
+    for name, var in named.items():
+        if node is var.grad_fn:
+            return f"{name}.grad_fn"
+    if isinstance(node, AccumulateGrad):
+        for name, var in named.items():
+            if node.variable is var:
+                return (f"grad_accumulator({name})" if node is grad_accumulator(var)
+                        else f"another AccumulateGrad of {name}")
+        return "an AccumulateGrad of another Var"
+    return f"a {type(node).__name__}"
+
+
+def _edge(edge: Any, named: dict) -> Any:
+    """An edge as plain data: its type, the node it leads to and its input_nr."""
+    if not isinstance(edge, (tuple, list)) or len(edge) != 2:
+        return f"{type(edge).__name__} {short_repr(edge, 60)}"
+    return [type(edge).__name__, _what(edge[0], named), edge[1]]
+
+
+def _freed(make: Callable[[], Any]) -> bool:
+    """Whether what ``make()`` returns dies as soon as it is dropped (no cycle)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        alive = weakref.ref(make())
+        return alive() is None
+    finally:
+        if was:
+            gc.enable()
+
+
+def _edge_scenario(gradient_edge: Callable, var: str, *, calls: int = 1) -> dict:
+    """``gradient_edge(var)``, ``calls`` times: each edge, whether every call gave the
+    accumulator grad_accumulator(var) gives (a leaf that requires grad), and whether the
+    Var is freed once it and its edges are dropped."""
+    seen: dict = {}
+
+    def run():
+        v, keep = _var(var)
+        edges = [gradient_edge(v) for _ in range(calls)]
+        seen["edges"] = [_edge(e, {"var": v}) for e in edges]
+        del edges, keep
+        return v
+
+    seen["var freed once dropped"] = _freed(run)
+    return seen
+
+
+_EDGE_VARS = st.sampled_from([
+    "Var(2.0, requires_grad=True)", "Var(-1.5)", "Var(2.0, requires_grad=True) used by a node",
+    "Var(0.0, requires_grad=True)", "Var(4.0, grad_fn=<MulBackward>, output_nr=0)",
+    "Var(-3.0, grad_fn=<AddBackward>, output_nr=1)",
+    "Var(0.5, grad_fn=<TanhBackward>, output_nr=2)", "Var(3.0)"])
+
+_EDGE_HINT = ("This row makes the Var shown (a leaf that requires grad, a constant, a Var "
+              "made by a node, output output_nr; 'used by a node': a node already holds "
+              "the leaf's accumulator), calls your gradient_edge on it (calls times), and "
+              "compares each edge (where it leads, seen from the Var) and whether the Var "
+              "is freed once dropped with the lesson's gradient_edge. Up to 20 such calls, "
+              "drawn by Hypothesis (the same ones every run); the row shows the smallest your "
+              "function gets wrong.")
+
+
+def _binary_scenario(fn: Callable, a: str, b: str, *, apply_with: tuple = (1.0,)) -> dict:
+    """``fn(a, b)`` for the Vars written (``b='a'``: a itself): the output's type, data,
+    requires_grad, output_nr and grad_fn; the node's edges (seen from a and b), what its
+    apply returns for each g of ``apply_with``, and the Vars it holds."""
+    x, keep_x = _var(a)
+    y, keep_y = (x, None) if b == "a" else _var(b)
+    named = {"a": x, "b": y} if b != "a" else {"a": x}
+    out = fn(x, y)
+    seen: dict = {"type": type(out).__name__, "data": out.data,
+                  "requires_grad": out.requires_grad, "output_nr": out.output_nr}
+    node = out.grad_fn
+    seen["grad_fn"] = None if node is None else type(node).__name__
+    if node is not None:
+        seen["next_functions"] = [_edge(e, named) for e in node.next_functions]
+        seen["apply(g) for each g"] = [list(node.apply(g)) for g in apply_with]
+        seen["Vars the node holds"] = sorted(k for k, v in vars(node).items()
+                                             if isinstance(v, Var))
+    return seen
+
+
+def _operand(rng: random.Random, nonzero: bool = False) -> str:
+    """A leaf that requires grad, a constant, or a Var made by a node (output 0 or 1)."""
+    data = rng.choice([2.0, -3.0, 0.5, 4.0, -1.25, 1e3] + ([] if nonzero else [0.0]))
+    kind = rng.choice(["leaf", "constant", "node"])
+    if kind == "leaf":
+        return f"Var({data}, requires_grad=True)"
+    if kind == "constant":
+        return f"Var({data})"
+    node = rng.choice(["AddBackward", "MulBackward", "TanhBackward"])
+    return f"Var({data}, grad_fn=<{node}>, output_nr={rng.randint(0, 1)})"
+
+
+def _operands(nonzero: bool = False) -> st.SearchStrategy:
+    """Two Vars of any kinds (leaf, constant, made by a node), or one Var twice."""
+    def case(rng):
+        a = _operand(rng, nonzero)
+        b = "a" if rng.random() < 0.25 else _operand(rng, nonzero)
+        return Call((a, b), {"apply_with": tuple(rng.choice([1.0, -2.0, 0.5, 3.0])
+                                                 for _ in range(rng.randint(1, 2)))})
+    return _seeded(case)
+
+
+_OP_HINT = ("This row makes the Vars shown (a leaf that requires grad, a constant, or a "
+            "Var made by a node, output output_nr; b='a': the same Var a twice), calls "
+            "your {name}(a, b) and compares the output (type, data, requires_grad, "
+            "output_nr, grad_fn), its node's edges (where each leads, seen from a and b), "
+            "what the node's apply returns for each g of apply_with and the Vars the node "
+            "holds with the lesson's {name}. Up to 40 such calls, drawn by Hypothesis (the "
+            "same ones every run); the row shows the smallest your function gets wrong.")
+
+
+def _depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _at_the_default_recursion_limit(run: Callable[[], Any], limits: set) -> tuple[Any, bool]:
+    """``run()`` at Python's default recursion limit, 1,000 frames (more only when the
+    caller is already that deep); also whether the limit was another one while the
+    nodes' edges were read (``limits``, which the nodes fill) or after ``run``."""
+    old = sys.getrecursionlimit()
+    limit = max(1000, _depth() + 200)
+    sys.setrecursionlimit(limit)
+    try:
+        limits.clear()
+        result = run()
+        return result, limits | {sys.getrecursionlimit()} != {limit}
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _with_gc_off(run: Callable[[], Any]) -> Any:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return run()
+    finally:
+        if was:
+            gc.enable()
+
+
+#: the length of a chain of nodes on top of a graph: deeper than the default recursion limit
+_CHAIN = 1000
+
+
+class _Counted:
+    """A node of a contract's graph: it notes each gradient its apply is called with, by
+    the node's name, and the recursion limit each time its edges are read (so that a
+    function that raises the limit while it runs, and puts it back, is seen doing so)."""
+
+    def apply(self, grad):
+        self.calls.setdefault(self.name_in_case, []).append(grad)
+        return super().apply(grad)
+
+    @property
+    def next_functions(self):
+        limits = self.__dict__.get("limits")
+        if limits is not None:
+            limits.add(sys.getrecursionlimit())
+        return self.__dict__["next_functions"]
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self.__dict__["next_functions"] = edges
+
+
+class _CountedAcc(_Counted, AccumulateGrad):
+    pass
+
+
+class _CountedAdd(_Counted, AddBackward):
+    pass
+
+
+class _CountedMul(_Counted, MulBackward):
+    pass
+
+
+class _CountedTanh(_Counted, TanhBackward):
+    pass
+
+
+def _nodes(lines: tuple, chain: int, calls: dict) -> tuple[dict, dict, Any, set]:
+    """The Vars and nodes of a graph written as lines: ``"x = Var(2.0, requires_grad=True)"``
+    (a leaf), ``"c = Var(3.0)"`` (a constant), ``"n1 = x * y"``, ``"n2 = n1 + c"``,
+    ``"n3 = tanh(n2)"``; the last line's node is the root's, with ``chain`` tanh nodes
+    (at 0, each passing its gradient on as it is) on top of it. Returns the Vars and
+    the nodes by name (a leaf's node is its accumulator), the root's node, and the set
+    the nodes note the recursion limit in when their edges are read."""
+    vars_: dict = {}
+    nodes: dict = {}
+
+    def edge(name):
+        var = vars_[name]
+        if var.grad_fn is not None:
+            return (var.grad_fn, 0)
+        return (nodes[name], 0) if var.requires_grad else (None, 0)
+
+    limits: set = set()
+
+    def named(node, name):
+        node.name_in_case, node.calls, node.limits = name, calls, limits
+        nodes[name] = node
+        return node
+
+    for line in lines:
+        name, _, expr = line.partition(" = ")
+        parts = expr.split()
+        if expr.startswith("Var("):
+            var = Var(float(_VAR.match(expr)["data"]), requires_grad="requires_grad" in expr)
+            if var.requires_grad:
+                named(_CountedAcc(var), name)
+        elif expr.startswith("tanh("):
+            a = vars_[expr[5:-1]]
+            t = math.tanh(a.data)
+            var = Var(t, grad_fn=named(_CountedTanh((edge(expr[5:-1]),), t), name))
+        elif parts[1] == "+":
+            a, b = vars_[parts[0]], vars_[parts[2]]
+            var = Var(a.data + b.data, grad_fn=named(
+                _CountedAdd((edge(parts[0]), edge(parts[2]))), name))
+        else:
+            a, b = vars_[parts[0]], vars_[parts[2]]
+            var = Var(a.data * b.data, grad_fn=named(
+                _CountedMul((edge(parts[0]), edge(parts[2])), a.data, b.data), name))
+        vars_[name] = var
+    root = vars_[name].grad_fn
+    for _ in range(chain):
+        root = _CountedTanh(((root, 0),), 0.0)
+        root.name_in_case, root.calls, root.limits = "chain", calls, limits
+    return vars_, nodes, root, limits
+
+
+def _dependencies_scenario(count_dependencies: Callable, lines: tuple, *,
+                           chain: int = 0) -> dict:
+    """``count_dependencies`` of the root's node: the counts by node name (a leaf's
+    accumulator by the leaf's name; the chain's nodes as how many there are and their
+    counts), and whether it ran at another recursion limit than the default one."""
+    def run():
+        _, nodes, root, limits = _nodes(lines, chain, {})
+        names = {id(node): name for name, node in nodes.items()}
+        got, raised = _at_the_default_recursion_limit(lambda: count_dependencies(root),
+                                                      limits)
+        counts = {}
+        chained = []
+        for node, count in got.items():
+            if getattr(node, "name_in_case", "") == "chain":
+                chained.append(count)
+            else:
+                counts[names.get(id(node), "None" if node is None
+                                 else f"a {type(node).__name__}")] = count
+        if chain:
+            counts["chain"] = [len(chained), sorted(set(map(repr, chained)))]
+        return {"type": type(got).__name__, "counts": counts,
+                "recursion limit raised": raised}
+    return _with_gc_off(run)
+
+
+def _backward_scenario(run_backward: Callable, lines: tuple, *,
+                       grads_before: dict | None = None, chain: int = 0) -> dict:
+    """``run_backward`` of the last line's Var (with ``chain`` tanh nodes on top): every
+    Var's grad after it (the leaves' with ``grads_before`` added to), the gradients each
+    node's apply was called with (the chain's together), and whether it ran at another
+    recursion limit than the default one."""
+    def run():
+        calls: dict = {}
+        vars_, _, root, limits = _nodes(lines, chain, calls)
+        for name, grad in (grads_before or {}).items():
+            vars_[name].grad = grad
+        top = vars_[lines[-1].partition(" = ")[0]]
+        if chain:
+            top = Var(top.data, grad_fn=root)
+        _, raised = _at_the_default_recursion_limit(lambda: run_backward(top), limits)
+        if chain:
+            chained = calls.pop("chain", [])
+            calls["chain"] = [len(chained), sorted(set(chained))]
+        return {"grads": {name: var.grad for name, var in vars_.items()},
+                "apply calls": calls, "recursion limit raised": raised}
+    return _with_gc_off(run)
+
+
+_LEAF_VALUES = [2.0, -3.0, 0.5, 0.0, 1.0, -1.25, 4.0, 0.75]
+
+
+def _var_lines(rng: random.Random, root_is_a_leaf: bool = False) -> tuple:
+    """Up to 4 leaves (most of them requiring grad, the others constants) and 1 to 6
+    operations (+, *, tanh) on any earlier Vars: shared nodes, a Var used twice by one
+    operation (x * x), diamonds, edges to None, nodes the root does not reach. (Drawn
+    from one Random that Hypothesis seeds: the same graphs every run, and far cheaper
+    than one Hypothesis draw per choice.)"""
+    leaves = rng.randint(1, 4)
+    lines, names = [], []
+    for k in range(leaves):
+        data = rng.choice(_LEAF_VALUES)
+        grad = ", requires_grad=True" if k == 0 or rng.random() < 0.7 else ""
+        lines.append(f"{'xyzw'[k]} = Var({data}{grad})")
+        names.append("xyzw"[k])
+
+    def pick():  # the newest Vars most often, so that the graph grows deep and shares
+        return rng.choice(names[-2:] if rng.random() < 0.5 else names)
+
+    for k in range(rng.randint(1, 6)):
+        op = rng.choice(["+", "*", "tanh"])
+        lines.append(f"n{k + 1} = " + (f"tanh({pick()})" if op == "tanh" else
+                                       f"{pick()} {op} {pick()}"))
+        names.append(f"n{k + 1}")
+    if root_is_a_leaf:
+        lines.append(rng.choice(["r = Var(1.0, requires_grad=True)", "r = Var(1.0)"]))
+    return tuple(lines)
+
+
+def _seeded(build: Callable[[random.Random], Call]) -> st.SearchStrategy:
+    """The cases ``build`` makes from a Random that Hypothesis seeds (derandomized)."""
+    return st.randoms(use_true_random=True).map(build)
+
+
+def _graph_case(rng: random.Random) -> Call:
+    """A graph, and one time in six a chain of nodes on top."""
+    return Call((_var_lines(rng),), {"chain": _CHAIN} if rng.random() < 1 / 6 else {})
+
+
+def _backward_case(rng: random.Random) -> Call:
+    """A graph, grads already on some leaves, one time in six a chain on top."""
+    lines = _var_lines(rng)
+    kwargs: dict = {}
+    grads = {line.partition(" = ")[0]: rng.choice([1.0, -2.0, 0.5, 3.25]) for line in lines
+             if "requires_grad" in line and rng.random() < 0.4}
+    if grads:
+        kwargs["grads_before"] = grads
+    if rng.random() < 1 / 6:
+        kwargs["chain"] = _CHAIN
+    return Call((lines,), kwargs)
+
+
+@contextlib.contextmanager
+def _only_new_objects() -> Iterator[None]:
+    """The objects alive now kept out of the collector's sight for the time of the
+    ``with`` (``gc.freeze``): a collection walks only what the code tested makes (quick,
+    however big the notebook's heap), and garbage from before is not seen. Unfrozen
+    afterwards, unless something had frozen objects before."""
+    frozen_before = gc.get_freeze_count()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not frozen_before:
+            gc.unfreeze()
+
+
+def _drop_pairs(n):
+    for _ in range(n):  # each pair is dropped at once: garbage while the build runs
+        a = []
+        b = [a]
+        a.append(b)
+
+
+class _BuildFailed(ValueError):
+    """What a build that raises raises."""
+
+
+def _raise():
+    raise _BuildFailed("build failed")
+
+
+#: what a case's build does, by its description; n is the case's number
+_BUILDS = {
+    "returns n cycles of 2 lists": lambda n: _pairs(n),
+    "makes and drops n cycles of 2 lists while it runs": lambda n: _drop_pairs(n),
+    "returns n lists, no cycles": lambda n: [[k] for k in range(n)],
+    "raises ValueError": lambda n: _raise(),
+}
+
+
+def _garbage_scenario(count_cycle_garbage: Callable, build: str, n: int, *,
+                      collector_on: bool = True, older_garbage: int = 0) -> dict:
+    """``count_cycle_garbage(build)`` with the automatic collector on or off before, and
+    ``older_garbage`` cycles of 2 lists dropped before the call: what it returns (or that
+    build's error came through), and whether the collector is on afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        with _only_new_objects():
+            _pairs(older_garbage)  # dropped at once: garbage from before the call
+            (gc.enable if collector_on else gc.disable)()
+            try:
+                outcome: Any = count_cycle_garbage(lambda: _BUILDS[build](n))
+            except _BuildFailed as exc:
+                outcome = f"raised {type(exc).__base__.__name__}: {exc}"
+            return {"returned": outcome, "collector on after": gc.isenabled()}
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+@st.composite
+def _garbage_cases(draw) -> Call:
+    build = draw(st.sampled_from(sorted(_BUILDS)))
+    n = {"makes and drops n cycles of 2 lists while it runs": 3000}.get(
+        build, draw(st.sampled_from([0, 5, 50])))
+    kwargs = {"collector_on": draw(st.booleans())}
+    older = draw(st.sampled_from([0, 30]))
+    if older:
+        kwargs["older_garbage"] = older
+    return Call((build, n), kwargs)
 
 
 # ------------------------------------------------------------------ gradient_edge
@@ -97,6 +565,12 @@ def edge_of_a_constant_is_none(gradient_edge):
     got = gradient_edge(c)
     if got != (None, 0) or not isinstance(got, tuple):
         fail("gradient_edge(Var(3.0)) for a constant", (None, 0), got)
+
+
+checkpoint.contract("gradient_edge", scenario=_edge_scenario, cases=20, hint=_EDGE_HINT,
+                    valid=st.builds(lambda var, calls: Call((var,), {"calls": calls}
+                                                            if calls > 1 else {}),
+                                    _EDGE_VARS, st.integers(1, 2)))
 
 
 # ------------------------------------------------------------------ var_mul
@@ -176,6 +650,10 @@ def var_mul_links_to_an_earlier_node(var_mul):
         fail("var_mul(s, y).grad_fn.next_functions[0] where s = x + y", (node, 0), first)
 
 
+checkpoint.contract("var_mul", valid=_operands(), scenario=_binary_scenario,
+                    hint=_OP_HINT.format(name="var_mul"))
+
+
 # ------------------------------------------------------------------ count_dependencies
 
 def _check_counts(call, got, want, names):
@@ -248,6 +726,16 @@ def long_chain(count_dependencies):
     if not isinstance(got, dict) or len(got) != 10_002 or got.get(first) != 1 or got.get(node) != 0:
         fail("len, counts of count_dependencies(a 10,000-node chain)", (10_002, 1, 0),
              (len(got), got.get(first), got.get(node)) if isinstance(got, dict) else got)
+
+
+checkpoint.contract(
+    "count_dependencies", valid=_seeded(_graph_case), scenario=_dependencies_scenario,
+    hint="This row builds a graph of nodes from the lines shown (a leaf's node is its "
+         "AccumulateGrad, a constant has no node; chain=k: k more nodes on top), calls "
+         "your count_dependencies on the last line's node at Python's default recursion "
+         "limit, and compares the counts, by the names of the lines, with the lesson's "
+         "count_dependencies. Up to 40 such graphs, drawn by Hypothesis (the same ones "
+         "every run); the row shows the smallest your function gets wrong.")
 
 
 # ------------------------------------------------------------------ run_backward
@@ -339,6 +827,19 @@ def run_backward_through_a_long_chain(run_backward):
         fail("x.grad after 10,001 tanh at 0", 1.0, x.grad)
 
 
+checkpoint.contract(
+    "run_backward", valid=_seeded(_backward_case), scenario=_backward_scenario,
+    invalid=[Invalid(_seeded(lambda rng: Call((_var_lines(rng, root_is_a_leaf=True),))),
+                     RuntimeError, "roots with no grad_fn (a leaf, a constant)")],
+    hint="This row builds a graph of Vars and nodes from the lines shown (chain=k: k more "
+         "nodes on top), adds grads_before to those leaves' grad, calls your run_backward "
+         "on the last line's Var at Python's default recursion limit, and compares every "
+         "Var's grad and the gradients each node's apply was called with, with the "
+         "lesson's run_backward. Up to 40 such graphs and 10 roots with no grad_fn, drawn "
+         "by Hypothesis (the same ones every run); the row shows the smallest your function "
+         "gets wrong.")
+
+
 # ------------------------------------------------------------------ count_cycle_garbage
 
 def _pairs(n):
@@ -353,10 +854,13 @@ def _pairs(n):
 
 def _with_gc(enabled, fn):
     was = gc.isenabled()
-    gc.collect()  # start from no garbage: the counts depend only on the code tested
-    (gc.enable if enabled else gc.disable)()
+    gc.disable()
     try:
-        return fn()
+        # start from no garbage (what is there already is out of sight): the counts
+        # depend only on the code tested, and each collection walks only what it makes
+        with _only_new_objects():
+            (gc.enable if enabled else gc.disable)()
+            return fn()
     finally:
         (gc.enable if was else gc.disable)()
 
@@ -435,6 +939,16 @@ def collector_is_restored_when_build_raises(count_cycle_garbage):
         fail("gc.isenabled() after count_cycle_garbage(a build that raises)", True, False)
 
 
+checkpoint.contract(
+    "count_cycle_garbage", valid=_garbage_cases(), scenario=_garbage_scenario, cases=12,
+    hint="This row calls your count_cycle_garbage with a build that does what is shown, "
+         "the automatic collector on or off before (collector_on) and older_garbage cycles "
+         "of 2 lists dropped before the call, and compares what it returns (or the build's "
+         "error coming through) and whether the collector is on afterwards with the "
+         "lesson's count_cycle_garbage. Up to 12 such calls, drawn by Hypothesis (the same "
+         "ones every run); the row shows the smallest your function gets wrong.")
+
+
 # ------------------------------------------------------------------ stretch: var_div
 
 def _div(var_div, a, b, call):
@@ -500,3 +1014,7 @@ def var_div_node_holds_no_vars(var_div):
     held = [k for k, v in vars(node).items() if isinstance(v, Var)]
     if held:
         fail("the Vars var_div(a, b).grad_fn holds", "none (numbers only)", held)
+
+
+checkpoint.contract("var_div", valid=_operands(nonzero=True), scenario=_binary_scenario,
+                    stretch=True, hint=_OP_HINT.format(name="var_div"))

@@ -190,6 +190,25 @@ def flatten(data):
         out.extend(flatten(data[i]))
     return out
 """),
+        Misconception("skips a row seen before",
+          "remembers the lists it has been through (by id, as a guard against a list that "
+          "holds itself) and skips one it meets again: a row object used twice, as "
+          "[[0] * 3] * 2 makes, is one list under two indices, and its numbers must come "
+          "out twice ([0, 0, 0, 0, 0, 0]); a nested list of numbers holds no cycle, so "
+          "flatten every item as it comes",
+          """
+def flatten(data, seen=None):
+    seen = set() if seen is None else seen
+    if not isinstance(data, (list, tuple)):
+        return [data]
+    if id(data) in seen:
+        return []
+    seen.add(id(data))
+    out = []
+    for item in data:
+        out.extend(flatten(item, seen))
+    return out
+"""),
     ],
 }
 
@@ -278,6 +297,13 @@ def shape_of(data):
       "gives an empty list the shape (): it is one level with no items, (0,), as "
       "np.array([]).shape",
       _shape_of(result="((len(data),) + shapes[0]) if shapes else ()")),
+    Misconception("anything with a length is a level",
+      "takes anything that has a length (hasattr(data, '__len__'), or len() in a try) for "
+      "a level: a string is then a list of letters, each letter a string of one letter, "
+      "and the recursion never ends (['ab', 'cd'] must have the shape (2,)); a number is "
+      "anything that is not a list or a tuple: ask isinstance(data, (list, tuple))",
+      _shape_of().replace("if not isinstance(data, (list, tuple)):",
+                          "if not hasattr(data, '__len__'):")),
 ]
 
 # ------------------------------------------------------------------ dtype_of
@@ -390,6 +416,26 @@ def dtype_of(flat):
     if not kinds:
         return "float64"
     return "int64" if int in kinds else "bool"
+"""),
+    Misconception("float() decides what is a number",
+      "takes an element for a number when float() accepts it: float('3') and float('2.5') "
+      "work, so a string of digits gets through and the list a dtype, where any string is "
+      "a TypeError naming it and its type, str; ask for the type (type(v) in (bool, int, "
+      "float))",
+      """
+def dtype_of(flat):
+    types = set()
+    for v in flat:
+        try:
+            float(v)
+        except (TypeError, ValueError):
+            raise TypeError(f"{v!r} of type {type(v).__name__} is not a number") from None
+        types.add(type(v))
+    if types and types <= {bool}:
+        return "bool"
+    if types and types <= {bool, int}:
+        return "int64"
+    return "float64"
 """),
     Misconception("max() of an empty list",
       "ranks the types and takes max() with no default: an empty list raises ValueError "
@@ -530,6 +576,18 @@ def _pack(v, dtype, formats):
       "looks the dtype up in a dict without checking it first: 'float32' raises KeyError, "
       "where the caller needs a ValueError that names it and the three dtypes you know",
       _to_bytes(check="pass")),
+    Misconception("stores the numbers as the dtype in the caller's list",
+      "turns the numbers into the dtype in the caller's own list (flat[k] = float(v)) "
+      "before packing them: the bytes are right, but the caller's ints are floats "
+      "afterwards; convert copies (or let struct convert: '<d' packs the int 1 as 1.0)",
+      _to_bytes(pack="struct.pack('<' + str(len(flat)) + formats[dtype], *_as_dtype(flat, "
+                     "dtype))") + """
+def _as_dtype(flat, dtype):
+    if dtype == 'float64':
+        for k, v in enumerate(flat):
+            flat[k] = float(v)
+    return flat
+"""),
     Misconception("no dtype check",
       "packs an unknown dtype as something else (dict.get with a default): 'float32' gives "
       "float64 bytes instead of a ValueError that names it and the three dtypes you know",
@@ -642,6 +700,12 @@ def unflatten(flat, shape):
       "exactly one number, so check the length first",
       _unflatten().replace("    if not shape:\n        return flat[0]\n", "").replace(
           "    n = 1\n", "    if not shape:\n        return flat[0]\n    n = 1\n")),
+    Misconception("the empty rows before the size check",
+      "returns [] for a shape with no rows ((0, 3)) before comparing len(flat) with the "
+      "number of elements: unflatten([5], (0, 3)) gives [] instead of a ValueError; a shape "
+      "with a 0 holds no numbers, so any number is one too many: check the length first",
+      _unflatten().replace("    n = 1\n", "    if shape and shape[0] == 0:\n"
+                                            "        return []\n    n = 1\n", 1)),
     Misconception("returns a 1-D input itself",
       "returns flat itself when the shape has one axis: the numbers are right, but the "
       "result is the caller's list, so changing one changes the other",

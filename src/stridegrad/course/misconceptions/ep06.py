@@ -83,6 +83,24 @@ def add(a, b):
     out._backward = _backward
     return out
 """),
+        Misconception("closure that runs only once",
+          "keeps a flag in the closure so that it adds its share only the first time it "
+          "runs: one backward pass is right, but a second one (backward called again, or a "
+          "closure called twice) sends nothing; a closure adds g * 1 into each input every "
+          "time it is called",
+          _VALUE + """
+def add(a, b):
+    out = Value(a.data + b.data, (a, b), "+")
+    done = []
+    def _backward(g):
+        if done:
+            return
+        done.append(True)
+        a.grad += g
+        b.grad += g
+    out._backward = _backward
+    return out
+"""),
     ],
     "mul": [
         Misconception("= instead of +=",
@@ -117,6 +135,20 @@ def mul(a, b):
     def _backward(g):
         a.grad += b.data
         b.grad += a.data
+    out._backward = _backward
+    return out
+"""),
+        Misconception("slope as the product divided by the input",
+          "computes each input's slope as the product divided by that input ((a*b)/a for "
+          "a): right wherever the input is not 0, but at a = 0 a ZeroDivisionError, where "
+          "the slope with respect to a is simply b; give each input the other's data times g",
+          _VALUE + """
+def mul(a, b):
+    product = a.data * b.data
+    out = Value(product, (a, b), "*")
+    def _backward(g):
+        a.grad += product / a.data * g
+        b.grad += product / b.data * g
     out._backward = _backward
     return out
 """),
@@ -180,6 +212,20 @@ def tanh(a):
     out._backward = _backward
     return out
 """),
+        Misconception("tanh from exponentials",
+          "computes tanh from its definition, (e**2a - 1) / (e**2a + 1): right for small "
+          "numbers, but math.exp overflows past a = 355 (OverflowError), where tanh is "
+          "simply 1; math.tanh(a.data) is right for every number",
+          _VALUE + """
+def tanh(a):
+    e = math.exp(2 * a.data)
+    t = (e - 1) / (e + 1)
+    out = Value(t, (a,), "tanh")
+    def _backward(g):
+        a.grad += (1.0 - t * t) * g
+    out._backward = _backward
+    return out
+"""),
     ],
     "topological_order": [
         Misconception("recursive (overflows on a 10,000-step chain)",
@@ -239,6 +285,31 @@ def topological_order(root):
           _TOPO.replace("            order.append(node)",
                                           "            if node._prev:\n"
                                           "                order.append(node)")),
+        Misconception("raises the recursion limit",
+          "keeps the recursive visit and raises Python's recursion limit "
+          "(sys.setrecursionlimit) so that a long chain fits: the limit only moves the wall "
+          "(a deeper graph hits it again, and a very high limit can crash the interpreter), "
+          "even when it is put back afterwards: the order must work at the default limit; "
+          "keep the stack in a list",
+          """
+import sys
+
+def topological_order(root):
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        order, visited = [], set()
+        def visit(node):
+            if node not in visited:
+                visited.add(node)
+                for child in node._prev:
+                    visit(child)
+                order.append(node)
+        visit(root)
+        return order
+    finally:
+        sys.setrecursionlimit(old)
+"""),
     ],
     "backward": [
         Misconception("walks leaves first",
@@ -327,6 +398,25 @@ def backward(root):
         if node._backward is not None:
             node._backward(node.grad)
 """),
+        Misconception("clears the interior gradients afterwards",
+          "sets every interior node's grad back to 0 once the pass is over, as PyTorch "
+          "keeps no gradient on interior tensors: the leaves and the root are right, but the "
+          "docstring asks that each interior node hold this call's gradient (xy.grad after "
+          "backward(z) for z = x*y + b is 1.0, not 0.0)",
+          _TOPO + """
+def backward(root):
+    order = topological_order(root)
+    for node in order:
+        if node._backward is not None:
+            node.grad = 0.0
+    root.grad = 1.0
+    for node in reversed(order):
+        if node._backward is not None:
+            node._backward(node.grad)
+    for node in order:
+        if node._backward is not None and node is not root:
+            node.grad = 0.0
+"""),
     ],
     "central_difference": [
         Misconception("forward difference",
@@ -371,6 +461,18 @@ def central_difference(f, xs, i, h=1e-6):
     low = f(xs)
     xs[i] = old
     return (high - low) / (2 * h)
+"""),
+        Misconception("step scaled by the size of xs[i]",
+          "scales the step to the number nudged (h * max(1, abs(xs[i]))), as some numerical "
+          "recipes advise: the docstring asks for xs[i] + h and xs[i] - h, the h given, so on "
+          "a curved f at a large xs[i] the slope measured is another one",
+          """
+def central_difference(f, xs, i, h=1e-6):
+    step = h * max(1.0, abs(xs[i]))
+    up, down = list(xs), list(xs)
+    up[i] += step
+    down[i] -= step
+    return (f(up) - f(down)) / (2 * step)
 """),
         Misconception("ignores the given h",
           "uses its own fixed step instead of the h it is given: results do not change with h, "
@@ -422,6 +524,10 @@ MISCONCEPTIONS["power"] = [
       "uses n * a**(n - 1) for n = 0 too: a**0 is the constant 1, whose slope is 0 at every "
       "a, but at a = 0 the formula is 0 * 0**-1, a ZeroDivisionError",
       _power(zero="")),
+    Misconception("slope 0 at a = 0 for every n",
+      "gives the slope 0 wherever a is 0, to keep clear of 0 ** (n - 1): right for n > 1 "
+      "and for n = 0, but the slope of a**1 is 1 at every a, 0 included",
+      _power(zero=" if a.data != 0 else 0.0")),
     Misconception("= instead of +=",
       "overwrites the input's gradient (=) instead of adding to it (+=): a value used twice "
       "keeps only its last contribution",

@@ -44,6 +44,22 @@ def gradient_edge(var):
         return (AccumulateGrad(var), 0)
     return (None, 0)
 """),
+        Misconception("keeps its own accumulator on the Var",
+          "makes the leaf's AccumulateGrad itself and keeps it on the Var (var._acc = "
+          "AccumulateGrad(var)): every use reaches one node, but the Var now holds its "
+          "accumulator and the accumulator the Var, a reference cycle that only the cycle "
+          "collector frees, and grad_accumulator(var) knows nothing of it; get it from "
+          "grad_accumulator(var), which keeps only a weak reference",
+          _IMPORTS + """
+def gradient_edge(var):
+    if var.grad_fn is not None:
+        return (var.grad_fn, var.output_nr)
+    if var.requires_grad:
+        if getattr(var, "_acc", None) is None:
+            var._acc = AccumulateGrad(var)
+        return (var._acc, 0)
+    return (None, 0)
+"""),
         Misconception("ignores output_nr",
           "returns output number 0 for every value: the second output of a node gets the first "
           "one's gradient",
@@ -130,6 +146,25 @@ def var_mul(a, b):
     edges = tuple(e for e in (gradient_edge(a), gradient_edge(b)) if e[0] is not None)
     return Var(a.data * b.data, grad_fn=MulBackward(edges, a.data, b.data))
 """),
+        Misconception("builds the edges itself",
+          "writes each input's edge itself, (a.grad_fn, 0) or (AccumulateGrad(a), 0), "
+          "instead of calling gradient_edge: a leaf used twice (x * x) reaches two "
+          "accumulators, not the one grad_accumulator(x) gives, and an input that is output "
+          "1 of its node gets the edge of output 0; use gradient_edge(a), gradient_edge(b)",
+          _IMPORTS + """
+def var_mul(a, b):
+    if not (a.requires_grad or b.requires_grad):
+        return Var(a.data * b.data)
+    edges = []
+    for v in (a, b):
+        if v.grad_fn is not None:
+            edges.append((v.grad_fn, 0))
+        elif v.requires_grad:
+            edges.append((AccumulateGrad(v), 0))
+        else:
+            edges.append((None, 0))
+    return Var(a.data * b.data, grad_fn=MulBackward(tuple(edges), a.data, b.data))
+"""),
         Misconception("saves the inputs in the wrong order",
           "saves (y, x) instead of (x, y) for the backward: each input gets its own value times "
           "the gradient",
@@ -174,6 +209,33 @@ def count_dependencies(root):
                 visit(next_node)
     visit(root)
     return counts
+"""),
+        Misconception("raises the recursion limit",
+          "keeps the recursive walk and raises Python's recursion limit "
+          "(sys.setrecursionlimit) so that a long chain fits: the limit only moves the wall "
+          "(a deeper graph hits it again, and a very high limit can crash the interpreter), "
+          "even when it is put back afterwards: the count must work at the default limit; "
+          "keep the stack in a list",
+          """
+import sys
+
+def count_dependencies(root):
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        counts = {root: 0}
+        def visit(node):
+            for next_node, _ in node.next_functions:
+                if next_node is None:
+                    continue
+                first = next_node not in counts
+                counts[next_node] = counts.get(next_node, 0) + 1
+                if first:
+                    visit(next_node)
+        visit(root)
+        return counts
+    finally:
+        sys.setrecursionlimit(old)
 """),
         Misconception("counts every path",
           "visits a node again for every path that reaches it: counts grow with the number of "
@@ -258,6 +320,33 @@ def run_backward(root):
             if deps[next_node] == 0:
                 ready.append(next_node)
 """),
+        Misconception("writes the leaves' grad itself",
+          "writes a leaf's gradient into its Var itself (node.variable.grad = g) instead of "
+          "calling its AccumulateGrad's apply: a leaf that already had a grad loses it, "
+          "where run_backward must add to it (a second pass, a training step without "
+          "zero_grad), and an apply is skipped; call every node's apply, the accumulators' "
+          "too",
+          _IMPORTS + _DEPS + """
+def run_backward(root):
+    if root.grad_fn is None:
+        raise RuntimeError("no grad_fn")
+    deps = count_dependencies(root.grad_fn)
+    buffers = {root.grad_fn: 1.0}
+    ready = [root.grad_fn]
+    while ready:
+        node = ready.pop()
+        g = buffers.pop(node)
+        if isinstance(node, AccumulateGrad):
+            node.variable.grad = g
+            continue
+        for (next_node, _), gi in zip(node.next_functions, node.apply(g)):
+            if next_node is None:
+                continue
+            buffers[next_node] = buffers.get(next_node, 0.0) + gi
+            deps[next_node] -= 1
+            if deps[next_node] == 0:
+                ready.append(next_node)
+"""),
         Misconception("recursive",
           "passes gradients on by recursion: a long chain exceeds Python's recursion limit "
           "(RecursionError)",
@@ -322,6 +411,25 @@ def count_cycle_garbage(build):
         return gc.collect()
     finally:
         gc.enable()
+"""),
+        Misconception("turns the collector on when build raises",
+          "switches the collector back on in an except clause when build() raises, whatever "
+          "it was before: a caller that had it off finds it on; restore what gc.isenabled() "
+          "said before, in a finally, on both paths",
+          _IMPORTS + """
+def count_cycle_garbage(build):
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        build()
+        n = gc.collect()
+    except Exception:
+        gc.enable()
+        raise
+    if was:
+        gc.enable()
+    return n
 """),
         Misconception("no try/finally",
           "restores the collector only when build() returns: an exception in build() leaves the "
@@ -399,4 +507,10 @@ MISCONCEPTIONS["var_div"] = [
       "makes a node even when neither input requires grad: constants get a grad_fn and "
       "requires_grad, so the graph grows for nothing",
       _var_div(no_history="pass")),
+    Misconception("only a's requires_grad decides",
+      "decides from a alone whether the quotient needs a history (if not a.requires_grad): "
+      "a constant divided by a leaf, Var(6.0) / x, gets no grad_fn, so x never receives "
+      "its gradient; a history is needed when either input requires grad",
+      _var_div(no_history="if not a.requires_grad:\n"
+                          "        return Var(a.data / b.data)")),
 ]

@@ -84,7 +84,8 @@ def to_bytes(flat, dtype):
 
     Every number is stored as the dtype: in a ``"float64"`` block the int 1 takes
     the slot of 1.0. ``flat`` holds what ``dtype_of`` accepts, and ``dtype`` can
-    hold all of it (``dtype_of(flat)`` does). No numbers give ``b""``.
+    hold all of it (``dtype_of(flat)`` does). No numbers give ``b""``. ``flat`` is
+    left as it was.
 
     Raises:
         ValueError: naming ``dtype`` and the three dtypes it can be, for any other

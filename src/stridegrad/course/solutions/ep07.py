@@ -35,7 +35,8 @@ def var_div(a, b):
 
     As ``var_mul``: no history when neither input requires grad; otherwise the
     output's ``grad_fn`` is a ``DivBackward`` with one edge per input, in operand
-    order, that holds numbers, not Vars.
+    order (``gradient_edge(a)``, then ``gradient_edge(b)``), that holds numbers, not
+    Vars.
 
     Example:
         >>> a, b = Var(6.0, requires_grad=True), Var(3.0, requires_grad=True)
