@@ -106,7 +106,7 @@ print(f"trained in {time.perf_counter() - start:.1f} s on this machine")
 
 # %%
 #| exercise: flatten
-#| hint: an item is a number or another list, to any depth: which function flattens a list?
+#| hint: an item is a number or another list, to any depth: could flatten call itself on an item that is a list?
 def flatten(data):
     """All the numbers of a nested list (of lists or tuples, to any depth), in
     reading (row-major) order, as a new list (the caller's lists are left as
@@ -293,8 +293,8 @@ print(struct.unpack("<q", eight_bytes)[0])  # "<q": the same bytes as an 8-byte 
 #| exercise: dtype_of
 #| hint: bool, int, float: which of them can hold the other two?
 def dtype_of(flat):
-    """The name of the dtype NumPy gives an array of these numbers: ``"bool"``,
-    ``"int64"`` or ``"float64"``.
+    """The name of the dtype NumPy gives an array of these Python bools, ints and
+    floats: ``"bool"``, ``"int64"`` or ``"float64"``.
 
     The elements are Python bools, ints and floats, and the dtype is the one type
     that holds them all: bools alone give ``"bool"``; bools and ints give

@@ -65,9 +65,9 @@ mt
 #
 # The picture draws the storage row, one box per position (its number inside).
 # The boxes the view reads are coloured by when they are read, from dark purple
-# (first) to light green (last), and a box the view never reads would stay grey. The
-# number above a box says **when** it is read, counting from 0: cell 1 is read third (it shows `2`), cell 3 second (it
-# shows `1`). So that row of numbers reads `0 2 4 1 3 5`, the visiting order
+# (first) to light green (last); a box the view never read would stay grey.
+# The number above a box says **when** it is read, counting from 0: cell 1 is
+# read third (it shows `2`), cell 3 second (it shows `1`). So that row of numbers reads `0 2 4 1 3 5`, the visiting order
 # seen from the storage side.
 
 # %%

@@ -196,7 +196,7 @@ broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 
 #| exercise: broadcast_binary
 #| hint: each element of the result has an index; read each operand at that index through its strides
 # keep this import when you write the function: the cell runs on its own
-from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # episode 01
+from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # lesson 01
 
 
 def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Strides,
@@ -329,7 +329,7 @@ except ValueError as err:
 #| exercise: broadcast_where
 #| hint: what shape does the result have, and how does each operand read its element there?
 # keep this import when you write the function: the cell runs on its own
-from stridegrad.array.layout import (contiguous_strides, index_to_offset,  # episode 01
+from stridegrad.array.layout import (contiguous_strides, index_to_offset,  # lesson 01
                                      numel, offset_to_index)
 
 

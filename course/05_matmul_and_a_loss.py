@@ -171,7 +171,7 @@ print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides),
 
 # %%
 #| exercise: batched_matmul
-#| hint: one more loop around matmul_2d: where does matrix t of each operand start?
+#| hint: the dot products of matmul_2d, once per matrix t (written again: matmul_2d reads from position 0): where does matrix t of each operand start?
 def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
                    b: list, b_shape: Shape, b_strides: Strides) -> list:
     """Batched matrix product of two rank-3 strided arrays over flat storage.
@@ -369,6 +369,8 @@ if steps_done:
 else:  # no step taken, no curve: say so rather than draw an empty panel
     right.text(0.5, 0.5, "no loss curve yet:\nwrite mse and line_grads,\nthen run these two cells again",
                ha="center", va="center", transform=right.transAxes)
+    right.set_xticks([])
+    right.set_yticks([])
 right.set_xlabel("step")
 right.set_ylabel("mse (log scale)")
 fig.tight_layout()
@@ -445,10 +447,10 @@ for n in (16, 32, 64):
 # %% [markdown]
 # The pure-Python versions do `n ** 3` multiply-adds: double `n` and there are
 # eight times as many (`2 ** 3`). Read `x previous` in your table: the time
-# grows at least that much, and often more, because larger lists no longer fit
-# in the CPU's fastest memory (its caches); on a machine that other programs
-# keep busy the growth also jumps from run to run, so run the cell twice before
-# you trust a number. `ns/mul-add` is what one multiply-add costs you in pure
+# grows roughly that much. It can grow more once the lists no longer fit in the
+# CPU's fastest memory (its caches), and on a machine that other programs keep
+# busy it lands well above or below 8 from one run to the next: run the cell
+# twice before you trust a number. `ns/mul-add` is what one multiply-add costs you in pure
 # Python. Each number is a Python object of its own (lesson 00: 24 bytes for a
 # float, somewhere in memory), so for every multiply-add the interpreter
 # follows pointers to two objects, reads the two numbers out of them

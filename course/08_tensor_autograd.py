@@ -463,8 +463,8 @@ print("the engine's gradient agrees to 1e-6:", np.abs(at.grad.numpy() - numeric)
 # `sg.gradcheck` catches such a rule with its table. It needs a Tensor function
 # whose backward is wrong, so here is one made wrong on purpose: `t.detach()` is
 # `t`'s numbers without their history (more on it below), so autograd takes
-# that factor of `t * t.detach()` for a constant and finds the gradient `t`,
-# where the central differences measure `2 t`. Each row of the table names the
+# that factor of `t * t.detach()` for a constant and finds half the gradient
+# that the central differences measure (`t` where it is `2 t`). Each row of the table names the
 # input, the entry, the two gradients and their difference, worst first:
 
 # %%

@@ -168,9 +168,9 @@ print(layer(sg.ones(4, 3)).shape)
 # things you have not met yet: the cross-entropy loss and SGD with momentum,
 # which this lesson builds further down, and the library's `DataLoader`, which
 # cuts the data into shuffled minibatches and comes ready-made (lesson 00 said
-# so): take them as black boxes for now. Only the
-# initial weights differ between the two runs. Started too large, the loss begins in the hundreds, the first steps
-# are huge, many ReLU units end up never active (a dead unit passes no
+# so): take them as black boxes for now. Only the initial weights differ
+# between the two runs. Started too large, the loss begins in the hundreds,
+# the first steps are huge, many ReLU units end up never active (a dead unit passes no
 # gradient), and the network is stuck at chance level, about 10 %.
 
 # %%
@@ -280,9 +280,13 @@ print(f"w = {line.weight.item():.3f}, b = {line.bias.item():.3f}, final loss {lo
 #
 # `backward()` **adds** into `.grad` (that is how a parameter used twice gets
 # both contributions). So the gradients of step 1 are still there at step 2,
-# and step 2 moves by the sum of both, step 3 by the sum of three... The
-# steps grow like momentum gone wrong and the fit overshoots and swings. Same
-# code, one line missing:
+# and step 2 moves by the sum of both, step 3 by the sum of three... Every
+# step is pushed by all the gradients so far, like a momentum that never
+# fades: the fit overshoots, the summed gradient slowly turns round, the fit
+# overshoots the other way, and so on. It swings around the answer instead of
+# settling on it: in the right plot the loss without `zero_grad()` goes up and
+# down for as long as it runs, never down to the other curve. Same code, one
+# line missing:
 
 # %%
 _, losses_bug = fit_line(zero_grad=False)

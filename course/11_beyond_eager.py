@@ -243,7 +243,17 @@ print("traces:", compiled_step.traces, " fallbacks:", compiled_step.fallbacks)
 # `model.0.weight`, ... are the parameters, named by the path through which the
 # function reached them; the `return` line lists the loss and then the writes
 # back: new gradients (`model.0.weight.grad <- %46`) and new weights
-# (`model.0.weight <- %47`).
+# (`model.0.weight <- %47`). The four `.grad` placeholders are the gradients
+# each call begins with, the ones the guard looks at: the graph takes them in,
+# yet no line reads them, because `opt.zero_grad()` throws them away before
+# `backward()` writes new ones. They stay all the same: a placeholder is an
+# argument of the graph, and dead-code elimination keeps every argument.
+#
+# Three counts here are not the same thing. The header's **ops** are all the
+# lines but the placeholders and the constants. The table's **nodes** are all
+# the lines, placeholders and constants included. Its **kernels** are the ops
+# less the views (`permute_dims`, `mT`, `expand_dims`, ...), which change how
+# an array is read and make no pass over its data.
 
 # %%
 step_graph = compiled_step.graph(xb, tb)
@@ -393,8 +403,10 @@ print(eliminate_dead_code(dead))
 # - once `b` is found to repeat `a`, is a later `exp(b)` a repeat of an
 #   earlier `exp(a)`? What must happen to an op's args before you compare it?
 # - are `sum(x, axis=0)` and `sum(x, axis=1)` the same value? And
-#   `const(value=1.0)` and `const(value=2.0)`? (`op.attrs` is a dict, which
-#   cannot be a dict key as it is.)
+#   `const(value=1.0)` and `const(value=2.0)`? And `const(value=1)` and
+#   `const(value=1.0)`, which Python calls equal (`1 == 1.0`) although one is
+#   an int and the other a float? (`op.attrs` is a read-only mapping, a
+#   `mappingproxy`, which like a dict cannot be a dict key as it is.)
 # - does `add(y, x)` repeat `add(x, y)`? Does `subtract(y, x)` repeat
 #   `subtract(x, y)`? (`COMMUTATIVE` lists the ops where order does not
 #   matter.)
@@ -479,7 +491,8 @@ print(eliminate_dead_code(folded))
 # %% [markdown]
 # `k` and `k2` were computed once, here; `two` stays, because `t` still reads
 # it. The result multiplies by `1.0`, which changes nothing: a simplification
-# pass could drop it (see "Going further").
+# pass could drop it, and the Stretch at the end of this lesson,
+# `simplify_identities`, is that pass.
 
 # %%
 #| check: constant_fold
@@ -697,11 +710,11 @@ print(f"eager:    {eager_s * 1e3:6.2f} ms")
 print(f"compiled: {compiled_s * 1e3:6.2f} ms   ({eager_s / compiled_s:.2f}x)")
 
 # %% [markdown]
-# How much this gains depends on the machine more than on anything in the
-# code: on the idle machines we tried, the medians gave anything from about
-# 1x to 5x. On a busy machine (other programs on the same cores) we have also
-# seen the compiled version come out slower, below 1x, and then about 3x when
-# the cell ran again: if yours is below 1x, run it once more. Why so variable, and never the six times fewer bytes the model promised? On
+# The ratio your cell printed is your machine's, this time. It depends on the
+# machine more than on anything in the code, and on a machine that other
+# programs keep busy it changes from one run to the next; it can even come out
+# below 1x, the compiled version slower: then run the cell once more. Why so
+# variable, and never the six times fewer bytes the model promised? On
 # NumPy, the library's "fused" kernel is still eight NumPy calls, one per
 # step. What it saves is the allocation of seven temporaries (it writes each
 # step into one reused buffer with `out=`) and the Tensor's Python overhead
@@ -712,7 +725,7 @@ print(f"compiled: {compiled_s * 1e3:6.2f} ms   ({eager_s / compiled_s:.2f}x)")
 #
 # What it does not save is the traffic: each of the eight calls still reads
 # and writes a whole array of a million numbers, as in eager mode. Those
-# passes are most of the time, in both versions.
+# eight trips through memory are most of the time, in both versions.
 #
 # On a GPU the picture of the first section is real: the library turns the
 # fused node into **one generated CUDA kernel** (a CuPy `ElementwiseKernel`),

@@ -157,8 +157,9 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 # `(C, kh, kw, OH, OW)` and reshaped to `(C * kh * kw, OH * OW)`. The permute
 # is free (lesson 02); the reshape cannot be a view when the windows overlap
 # (lesson 02's `reshape_strides` would say `None`), so this is the one place
-# where the data is copied: up to `kh * kw` times the image (324 numbers for
-# the digit's 64 here, 9 times as many with padding that keeps the size). In
+# where the data is copied: up to `kh * kw` times the image. Here the digit's
+# 64 pixels become 36 windows of 9, 324 numbers; with the padding that keeps
+# the size 8 × 8 (below), 64 windows of 9, 576 numbers: 9 times the image. In
 # some layouts the reshape *can* be a view: a 1 × 1 kernel, or a single window
 # that covers the whole image. So copy explicitly (`np.array(...)`) to be sure
 # the columns never share memory with the image.
@@ -169,8 +170,12 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 # ## Exercise 2 · `im2col`: the windows as columns
 #
 # Write it with `window_layout` and `as_strided`, reading `x` through its own
-# strides (`x.strides`, in bytes), so that a transposed view works too.
-# `np.ascontiguousarray` is not needed and would hide a stride bug.
+# strides, so that a transposed view works too. Mind the units: `x.strides`
+# counts **bytes** (lesson 01), while `window_layout` takes and gives strides
+# in **elements**, like every layout function of this course, and NumPy's
+# `as_strided` wants bytes again. `x.itemsize`, the bytes of one element,
+# converts between the two. `np.ascontiguousarray` is not needed and would
+# hide a stride bug.
 
 # %%
 #| exercise: stridegrad.course.reference_conv.im2col
@@ -209,7 +214,11 @@ plt.show()
 # cross-correlation, `out[o, r, q] = sum x[:, r + i, q + j] * w[o, :, i, j]`
 # (a true convolution flips `w`; since the weights are learned, nobody
 # minds). And **padding** `p` puts `p` rings of zeros around the image first,
-# so that a 3 × 3 filter with `p = 1` keeps the size 8 × 8.
+# so that a 3 × 3 filter with `p = 1` keeps the size 8 × 8. NumPy's `np.pad`
+# does it, with one pair of widths `(before, after)` per axis:
+# `np.pad(x, ((0, 0), (p, p), (p, p)))` pads the rows and the columns and
+# leaves the channel axis alone. A bare `np.pad(x, p)` would pad every axis,
+# the channels too, and the image would no longer match the weight.
 #
 # A weight whose channel count differs from the input's cannot be applied.
 # NumPy would only complain about a matmul; a good error names the layer's
@@ -456,9 +465,10 @@ plt.show()
 # ## Exercise 6 · `conv2d_input_grad`
 #
 # Only the contract this time. Use the section on the backward, and your
-# `col2im`. The cell after it compares your answer with the library's
-# autograd on a random example. Its six tests are worth 2 points each, 12 of
-# the checkpoint's 46.
+# `col2im`. The cell right after the exercise compares your answer with the
+# library's autograd on a random example and prints `True` when they agree;
+# the `check` cell after that runs the exercise's tests, most of them worth 2
+# points, twice the usual.
 
 # %%
 #| exercise: stridegrad.course.reference_conv.conv2d_input_grad
@@ -490,9 +500,6 @@ print("matches the library's autograd:", np.allclose(mine, x_t.grad.numpy()[0]))
 # %%
 #| exercise: conv2d_weight_grad
 #| hint: conv2d was weight @ im2col(padded x): which factor does the weight's gradient need?
-import numpy as np
-
-
 def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
     """The gradient of ``conv2d`` with respect to its weight.
 

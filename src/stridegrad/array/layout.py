@@ -2,7 +2,7 @@
 
 Everything an N-dimensional array needs to know about *where* its elements live
 in a flat storage list is here, as small functions on tuples of ints. No classes,
-no NumPy: these are the functions the learner writes in episodes 1-4.
+no NumPy: these are the functions the learner writes in lessons 01-04.
 
 Conventions:
 
@@ -522,7 +522,7 @@ def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
-# Kernels over flat storage (episode 03): each reads a view through its layout
+# Kernels over flat storage (lesson 03): each reads a view through its layout
 # and writes a fresh row-major list. StridedArray's own ops do the same with a
 # few more shortcuts.
 
@@ -565,7 +565,7 @@ def map_binary(fn, x: View, y: View) -> list:
         The list of results in row-major order.
 
     Raises:
-        ValueError: if the shapes differ (naming both; broadcasting is episode 04).
+        ValueError: if the shapes differ (naming both; broadcasting is lesson 04).
 
     Example:
         >>> map_binary(lambda a, b: a - b, ([5, 7], (2,), (1,), 0), ([1, 2], (2,), (1,), 0))

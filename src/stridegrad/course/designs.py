@@ -216,6 +216,7 @@ def backward(root):
     Afterwards ``root.grad`` is 1.0 and every node that has a ``_backward``
     closure holds the gradient of this call only (it starts again from 0.0);
     leaves keep what they had and accumulate (zero them between training steps).
+    When ``root`` is a leaf, ``root.grad`` is 1.0 afterwards too, whatever it held.
     Each closure is called once.
     """
     order = topological_order(root)

@@ -88,7 +88,7 @@ def max_backward(x: np.ndarray, grad: np.ndarray, axis=None, keepdims: bool = Fa
     PyTorch's ``amax`` does). ``axis`` is None or an int (negative counts from
     the end); ``keepdims`` as in the forward call; ``grad`` has the output's
     shape: with ``keepdims=True`` a size-1 axis where the max was taken, without
-    it no such axis. The result has ``x``'s shape.
+    it no such axis. The result has ``x``'s shape; ``x`` and ``grad`` are not changed.
 
     ``x = [1, 5, 3]``, ``grad = 1.0`` -> ``[0, 1, 0]``.
     ``x = [[1, 9], [8, 2]]``, ``grad = [[10], [20]]``, ``axis=1, keepdims=True``

@@ -76,7 +76,7 @@ def empty(iter_offsets):
 
 
 @checkpoint.test("iter_offsets", hint="Three levels of loops: (2, 2, 3) with strides "
-                                      "(1, 6, 2) is y.permute(2, 0, 1) from episode 02's "
+                                      "(1, 6, 2) is y.permute(2, 0, 1) from lesson 02's "
                                       "stride explorer.")
 def permuted_3d(iter_offsets):
     expect(iter_offsets, (2, 2, 3), (1, 6, 2), returns=[0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11])

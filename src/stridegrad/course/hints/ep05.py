@@ -15,7 +15,9 @@ HINTS = {
         "            out.append(total)",
     ],
     "batched_matmul": [
-        "A batch is one more loop around matmul_2d: where does matrix t of a start?",
+        "A batch is one more loop, over t, around the dot products of matmul_2d (written "
+        "again: matmul_2d reads from position 0, and slicing matrix t out would copy it). "
+        "Where does matrix t of a start?",
         "Matrix t of a starts at t * a_strides[0] and is then a 2-D matrix with strides "
         "a_strides[1:]; the same for b. A batch stride of 0 reuses one matrix.",
         "In full:\n\n"
@@ -49,13 +51,15 @@ HINTS = {
         "The prediction of every row is one matrix-vector product plus b; the gradient "
         "with respect to w is another one, with X transposed. Which of your functions "
         "multiplies a strided matrix, and how do you transpose without copying?",
-        "Prediction: matmul_2d(X as (N, D) with strides (D, 1), w as (D, 1)) plus b; the "
+        "Prediction: matmul_2d(X as (N, D) with strides (D, 1), w as (len(w), 1)) plus b (w's "
+        "own length, so that a w of the wrong size is matmul_2d's ValueError); the "
         "loss is your mse. The residuals r = prediction - y; the gradients are "
         "dL/dw = (2/N) X^T r and dL/db = (2/N) sum(r). X^T is the same storage read as "
         "(D, N) with the strides swapped: (1, D).",
         "In full:\n\n"
-        "    pred = [p + b for p in matmul_2d(x, (N, D), (D, 1), w, (D, 1), (1, 1))]\n"
-        "    loss = mse(pred, y)\n"
+        "    N, D = x_shape\n"
+        "    pred = [p + b for p in matmul_2d(x, (N, D), (D, 1), w, (len(w), 1), (1, 1))]\n"
+        "    loss = mse(pred, y)          # a y of the wrong length: mse's ValueError\n"
         "    r = [p - t for p, t in zip(pred, y)]\n"
         "    dw = [2 * g / N for g in matmul_2d(x, (D, N), (1, D), r, (N, 1), (1, 1))]\n"
         "    db = 2 * sum(r) / N\n"
