@@ -53,8 +53,8 @@ def shape_of(data):
 
 
 def dtype_of(flat):
-    """The name of the dtype NumPy gives an array of these numbers: ``"bool"``,
-    ``"int64"`` or ``"float64"``.
+    """The name of the dtype NumPy gives an array of these Python bools, ints and
+    floats: ``"bool"``, ``"int64"`` or ``"float64"``.
 
     The elements are Python bools, ints and floats, and the dtype is the one type
     that holds them all: bools alone give ``"bool"``; bools and ints give

@@ -14,7 +14,7 @@ from stridegrad.array.layout import broadcast_strides
 
 
 # keep this import when you write the function: the cell runs on its own
-from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # episode 01
+from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # lesson 01
 
 
 def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Strides,
@@ -40,7 +40,7 @@ def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Stride
 
 
 # keep this import when you write the function: the cell runs on its own
-from stridegrad.array.layout import (contiguous_strides, index_to_offset,  # episode 01
+from stridegrad.array.layout import (contiguous_strides, index_to_offset,  # lesson 01
                                      numel, offset_to_index)
 
 

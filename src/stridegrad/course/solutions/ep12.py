@@ -8,15 +8,13 @@ from the library, whose own function it is.
 """
 
 
+import numpy as np
 from stridegrad.course.reference_conv import window_layout
 from stridegrad.course.reference_conv import im2col
 from stridegrad.course.reference_conv import conv2d
 from stridegrad.course.reference_conv import col2im
 from stridegrad.course.reference_conv import max_pool2d
 from stridegrad.course.reference_conv import conv2d_input_grad
-
-
-import numpy as np
 
 
 def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
