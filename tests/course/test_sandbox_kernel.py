@@ -389,6 +389,38 @@ def test_the_grader_kill_reaches_every_process_of_the_sandbox(launcher, tmp_path
     assert time.monotonic() - started < 10 and proc.returncode is not None
 
 
+GRADER = r"""
+import subprocess, sys
+from pathlib import Path
+from stridegrad.course import sandbox
+box = sandbox.Sandbox(sys.argv[1], sys.argv[2])
+root = Path(sys.argv[3])
+root.mkdir()
+proc = box.popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(600)"],
+                 root, 8, env=sandbox.sandbox_env(), stdin=subprocess.DEVNULL,
+                 stdout=sys.stdout, start_new_session=True)
+sys.stdin.read()  # until killed
+"""
+
+
+@pytest.mark.parametrize("launcher", LAUNCHERS)
+def test_a_sandbox_dies_with_a_grader_killed_by_sigkill(launcher, tmp_path):
+    """A grader killed outright (SIGKILL, an out-of-memory kill, a CI timeout) runs no
+    cleanup: its sandboxes must die anyway, not run on as orphans."""
+    box = _box(launcher)
+    grader_proc = subprocess.Popen(
+        [sys.executable, "-c", GRADER, box.launcher, box.executable, str(tmp_path / "root")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert grader_proc.stdout.readline().strip() == b"up"  # the sandbox runs
+        grader_proc.kill()
+        grader_proc.wait()
+        # the sandbox's process held the same stdout: EOF once it is gone too
+        assert _closed_within(grader_proc.stdout, 10), "the sandbox outlived its grader"
+    finally:
+        grader_proc.kill()
+
+
 def test_without_a_sandbox_the_kill_misses_the_escapee(tmp_path):
     """The control: with no pid namespace, the same process outlives the kill."""
     proc, escaped = _start_keeper(None, tmp_path)

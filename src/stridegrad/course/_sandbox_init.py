@@ -150,6 +150,16 @@ def _write(path, text):
         f.write(text)
 
 
+def die_with_parent():
+    """This launcher dies with the grader that started it, even by SIGKILL, and with it
+    the sandbox (its pid 1 dies with this process, and the kernel then kills every
+    process of the pid namespace): no sandbox outlives a grader that was killed."""
+    parent = os.getppid()
+    _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    if os.getppid() != parent:  # the grader died before the line above
+        os._exit(1)
+
+
 def enter_namespaces():
     """New mount, pid, net, ipc and uts namespaces (and a user namespace unless real
     root); returns in the child, pid 1 of the new pid namespace."""
@@ -353,6 +363,8 @@ def main(argv):
         return 2
     split = argv.index("--")
     command = argv[split + 1:]
+    if not exec_only:  # bubblewrap has --die-with-parent
+        die_with_parent()
     try:
         program = read_program(int(options["--seccomp"])) if "--seccomp" in options else None
         if "--cgroup" in options:
