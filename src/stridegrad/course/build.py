@@ -883,17 +883,11 @@ def check_drift(root: Path, which: list[str] | None = None,
 
 
 def reference_namespace(lesson: Lesson) -> dict[str, Any]:
-    """The reference implementation of every exercise of a lesson: the library
-    function for library exercises, the solution cell run in a fresh namespace
-    for inline ones, which sees the earlier exercises' references (as a notebook
-    cell sees the functions defined above it)."""
+    """The reference implementation of every exercise of a lesson, by name: the lesson's
+    solutions module (:func:`solutions_module`, the library function for a library
+    exercise, the solution cell for an inline one, with the setup cell's imports), made
+    from the course source as it is now, not from the module the last build wrote."""
     built = build_lesson(lesson, execute=False)
-    ns: dict[str, Any] = {}
-    for name, ex in built.exercises.items():
-        if ex.target:
-            ns[name] = _resolve(ex.target)[2]
-        else:
-            scope: dict[str, Any] = {"__name__": "__main__", **ns}
-            exec(compile(ex.solution, f"<{lesson.stem}:{name}>", "exec"), scope)
-            ns[name] = scope[name]
-    return ns
+    scope: dict[str, Any] = {"__name__": f"stridegrad.course.solutions.ep{lesson.episode}"}
+    exec(compile(built.solutions_module(), f"<{lesson.stem}: solutions>", "exec"), scope)
+    return {name: scope[name] for name in built.exercises}
