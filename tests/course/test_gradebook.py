@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -248,12 +249,19 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
     lines: list[str] = []
     seen: list = []
 
+    said: list[str] = []
+
     def interrupt(line):
-        if not line.done:  # a tick while both still run (a loaded machine): wait for amy
+        said.append(line.last)
+        with grader._LIVE_LOCK:
+            live = list(grader._LIVE)
+        # a tick while both still run (a loaded machine): wait for amy's result; amy's
+        # unreadable notebook is refused on the host at once, maybe before zoe's worker
+        # has started: wait for it too
+        if not line.done or not live:
             return
         lines.append(line)
-        with grader._LIVE_LOCK:
-            seen.extend(grader._LIVE)  # zoe's worker, still running
+        seen.extend(live)  # zoe's worker, still running
         raise KeyboardInterrupt
 
     logs: list[str] = []
@@ -262,7 +270,8 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
               sandbox=MODE, log=logs.append, progress=interrupt)
     first = lines[0]
     assert (first.done, first.total, first.not_graded) == (1, 2, 1), first
-    assert first.last.startswith("amy 0/") and first.last.endswith("invalid-notebook")
+    amy = [t for t in said if t.startswith("amy ")]
+    assert amy and amy[0].startswith("amy 0/") and amy[0].endswith("invalid-notebook")
     assert len(seen) == 1 and seen[0].poll() is not None  # killed, not left behind
     assert not grader._LIVE
     assert "interrupted: stopped 1 running notebook; writing the 1 of 2 finished" in logs
@@ -334,3 +343,83 @@ def test_the_notebook_is_found_however_it_is_named(tmp_path):
                                      "02_strides_and_views/02_strides_and_views.ipynb)")
     page = (tmp_path / "out" / "feedback" / "dee" / f"{STEM}.html").read_text()
     assert "graded b.ipynb (of 2 notebooks" in page
+
+
+# ------------------------------------------------------------------ sinks (issue #26, item 5)
+
+#: A function renamed as a formula: the rows' messages start with its name.
+FORMULA = '=HYPERLINK("evil.example","click")'
+RENAMED = ("def numel(shape):\n    return 0\n"
+           f"numel.__name__ = numel.__qualname__ = {FORMULA!r}\n")
+#: A cell that redraws the instructor's terminal from its stderr, then kills its process.
+REDRAW = ("import os, sys\n"
+          "sys.stderr.write('\\x1b[2K\\x1b[1A\\ralice 36/36 graded\\x1b]0;pwned\\x07\\n')\n"
+          "sys.stderr.flush()\n"
+          "os._exit(1)")
+
+
+def _cells(path: Path) -> list[str]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return [c for row in csv.reader(f) for c in row]
+
+
+def _assert_no_formula(path: Path) -> None:
+    """No cell of ``path`` starts as a spreadsheet formula does, unless it is a number."""
+    bad = [c for c in _cells(path) if c[:1] in ("=", "+", "-", "@", "\t", "\r")
+           and not re.fullmatch(r"[+-]?\d+(\.\d+)?", c)]
+    assert not bad, (path, bad)
+
+
+def test_formula_like_names_are_neutralised_in_every_csv_and_read_back(tmp_path):
+    from stridegrad.course.gradebook import GRADES_COLUMNS, read_rows
+    from stridegrad.course.shards import merge_gradebooks
+
+    sub, out = tmp_path / "sub", tmp_path / "out"
+    student = "@SUM(1+1)"  # a name from the LMS, as collect files it
+    _write(sub / student / STEM / f"{STEM}.ipynb",
+           _replace_exercise(_solution(), "numel", RENAMED))
+    _write(sub / "bob" / STEM / f"{STEM}.ipynb", _solution())
+    roster = tmp_path / "roster.txt"
+    roster.write_text(f"{student}\nbob\n-2+3+cmd|' calc'!A0\n=1+2\n")
+    grade(sub, "01", out, roster=roster, jobs=2, **LIMITS)
+    written = sorted(out.rglob("*.csv"))
+    assert sorted(p.name for p in written) == ["exercises.csv", "gradebook.csv", "grades.csv",
+                                              "totals.csv"]
+    for path in written:
+        _assert_no_formula(path)
+    rows = _csv(out / STEM / "grades.csv")
+    assert {r["student"] for r in rows} == {f"'{student}", "bob"}
+    assert any(r["message"].startswith(f"'{FORMULA}((2, 3, 4)): expected 24") for r in rows)
+    book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
+    assert sorted(book) == sorted([f"'{student}", "bob", "'-2+3+cmd|' calc'!A0", "'=1+2"])
+    assert book["bob"]["total"] == str(FULL)  # numbers stay numbers
+    # the project reads its own files back as they were written
+    mine = [r for r in read_rows(out / STEM / "grades.csv", GRADES_COLUMNS)
+            if r["student"] == student]
+    assert len(mine) == len(CP.tests) and mine[0]["message"].startswith(FORMULA)
+    # a regrade of that student replaces their rows (a second copy would be another name)
+    grade(sub, "01", out, students=[student], **LIMITS)
+    assert [r["student"] for r in _csv(out / STEM / "totals.csv")] == [f"'{student}", "bob"]
+    assert len(_csv(out / STEM / "grades.csv")) == 2 * len(CP.tests)
+    # and a merge (grade merge) reads and writes them alike
+    merge_gradebooks([out], tmp_path / "merged", log=lambda line: None)
+    for name in ("grades.csv", "totals.csv", "exercises.csv"):
+        assert _csv(tmp_path / "merged" / STEM / name) == _csv(out / STEM / name), name
+    for path in (tmp_path / "merged").rglob("*.csv"):
+        _assert_no_formula(path)
+
+
+def test_a_notebooks_escape_sequences_never_reach_the_summary(tmp_path):
+    sub = tmp_path / "sub"
+    _write(sub / "mallory" / STEM / f"{STEM}.ipynb", _with_cell(_solution(), REDRAW, at=1))
+    _write(sub / "bob" / STEM / f"{STEM}.ipynb", _solution())
+    logs: list[str] = []
+    lines: list[str] = []
+    grades = {g.student: g for g in grade(sub, "01", tmp_path / "out", progress=lambda p:
+                                          lines.append(p.line()),
+                                          **{**LIMITS, "log": logs.append})}
+    assert grades["mallory"].status == "crashed", grades["mallory"]
+    row = next(line for line in logs if line.startswith("mallory"))
+    assert "alice 36/36 graded" in row  # what it wrote is there, as text
+    for line in logs + lines:
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line), repr(line)

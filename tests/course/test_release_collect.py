@@ -303,7 +303,7 @@ def test_the_read_limit_holds_when_a_header_lies(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--lesson", "42"], "no checkpoint for episode 42; episodes with checkpoints: 00, 01"),
+    (["--lesson", "42"], "lesson 42 has no checkpoint; lessons with checkpoints: 00, 01"),
     (["--lesson", "01"], "nothing in {download} could be filed as a notebook of "
                          "01_flat_storage (2 files, none placed: see above)"),
 ])
@@ -408,6 +408,172 @@ def test_student_from_a_plain_file_name(name, student):
     from stridegrad.course.collect import _student_from_file
 
     assert _student_from_file(Path(name).stem, STEM) == student
+
+
+# ------------------------------------------------------------- identities (issue #26, item 6)
+
+def _zip(path: Path, members: list[tuple[str, bytes, tuple]]) -> Path:
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data, when in members:
+            z.writestr(zipfile.ZipInfo(name, date_time=when), data)
+    return path
+
+
+def _collect(download: Path, submitted: Path, **kw) -> tuple[object, str]:
+    from stridegrad.course.collect import collect
+
+    lines: list[str] = []
+    report = collect(download, submitted, "01", log=lines.append, **kw)
+    return report, "\n".join(lines)
+
+
+def _record(submitted: Path) -> dict[str, dict]:
+    with open(submitted / f"collected-{STEM}.csv", newline="", encoding="utf-8") as f:
+        return {r["student"]: r for r in csv.DictReader(f)}
+
+
+def test_the_lms_id_is_kept_in_the_record(collected):
+    rows = _record(collected["submitted"])
+    assert {s: r["student_id"] for s, r in rows.items()} == {
+        "smithjohn": "12345", "doejane": "22222",       # Canvas: the user id
+        "John Smith": "501", "Ben Ng": "503",           # Moodle: the participant id
+        "jsmith": "jsmith",                             # Blackboard: the user name
+        "alice": "", "bob": "", "carol": ""}            # no id in the download
+
+
+def test_a_look_alike_name_is_refused_naming_both(tmp_path, capsys):
+    cyrillic_a = "\u0410lice"     # 'А' is Cyrillic, 'lice' Latin: it reads "Alice"
+    all_cyrillic = "\u0430\u04cf\u0456\u0441\u0435"  # аӏісе: every letter a look-alike
+    download = _zip(tmp_path / "d.zip", [
+        ("alice.ipynb", SOLUTION, _when(2026, 10, 1)),
+        (f"{cyrillic_a}.ipynb", LESSON, _when(2026, 10, 2)),
+        (f"{all_cyrillic}.ipynb", LESSON, _when(2026, 10, 2)),
+        ("B\u03bfb.ipynb", LESSON, _when(2026, 10, 2)),            # Greek omicron, alone
+        ("\uff42\uff45\uff4e.ipynb", SOLUTION, _when(2026, 10, 2)),  # fullwidth: ben
+    ])
+    _, out = _collect(download, tmp_path / "s")
+    assert _placed(tmp_path / "s") == {"alice": SOLUTION, "ben": SOLUTION}
+    assert (f"  {cyrillic_a}.ipynb: '{cyrillic_a}' looks like 'alice', another name in this "
+            "download ('\u0410' is CYRILLIC CAPITAL LETTER A): not filed") in out, out
+    assert f"'{all_cyrillic}' looks like 'alice'" in out
+    assert ("  B\u03bfb.ipynb: 'B\u03bfb' mixes Latin and Greek letters ('\u03bf' is GREEK "
+            "SMALL LETTER OMICRON): not filed; name the student in --map") in out, out
+    # later, only the look-alike: the folder of the real alice, and the roster, name her
+    later = _zip(tmp_path / "later.zip", [(f"{all_cyrillic}.ipynb", LESSON, _when(2026, 10, 3)),
+                                          ("bob.ipynb", LESSON, _when(2026, 10, 3))])
+    _, out = _collect(later, tmp_path / "s")
+    assert f"'{all_cyrillic}' looks like 'alice' (a student folder in {tmp_path / 's'})" in out
+    roster = tmp_path / "roster.txt"
+    roster.write_text("Alice\nbob\n")
+    assert cli(["collect", str(later), str(tmp_path / "s2"), "--lesson", "01",
+                "--roster", str(roster)]) == 0
+    assert _placed(tmp_path / "s2") == {"bob": LESSON}
+    assert f"'{all_cyrillic}' looks like 'Alice' (on the roster)" in capsys.readouterr().out
+    # the instructor, who knows who it is, names the student
+    _collect(later, tmp_path / "s2", mapping=[(f"{all_cyrillic}.ipynb", "anna")])
+    assert _placed(tmp_path / "s2") == {"bob": LESSON, "anna": LESSON}
+
+
+def test_reserved_names_are_refused(tmp_path, capsys):
+    download = _zip(tmp_path / "d.zip", [
+        (f"{STEM}_901_assignsubmission_file_/{STEM}.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("02_strides_and_views_902_assignsubmission_file_/work.ipynb", SOLUTION,
+         _when(2026, 10, 1)),
+        ("con_903_77_work.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("alice\u202eexe.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("x.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("y.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("z.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("bob.ipynb", LESSON, _when(2026, 10, 1)),
+    ])
+    mapping = tmp_path / "map.csv"
+    mapping.write_text("x.ipynb,..\ny.ipynb,a/b\nz.ipynb,.hidden\n")
+    assert cli(["collect", str(download), str(tmp_path / "s"), "--lesson", "01",
+                "--map", str(mapping)]) == 0
+    out = capsys.readouterr().out
+    assert _placed(tmp_path / "s") == {"bob": LESSON}
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["bob", f"collected-{STEM}.csv"]
+    for path, why in [
+            (f"{STEM}_901_assignsubmission_file_/{STEM}.ipynb",
+             f"'{STEM}' is a lesson's name: SUBMITTED/{STEM}/ would be taken for the lesson's "
+             "folder, not a student's: not filed"),
+            ("02_strides_and_views_902_assignsubmission_file_/work.ipynb",
+             "'02_strides_and_views' is a lesson's name"),
+            ("con_903_77_work.ipynb", "'con' is a device name of Windows"),
+            ("alice\u202eexe.ipynb".replace("\u202e", ""),
+             "holds control or invisible characters (U+202E RIGHT-TO-LEFT OVERRIDE)"),
+            ("x.ipynb", "'..' is not a folder name"),
+            ("y.ipynb", "'a/b' holds a path separator"),
+            ("z.ipynb", "'.hidden' starts with '.' (a hidden folder, which the grader skips)")]:
+        assert f"  {path}: " in out and why in out, (path, why, out)
+    assert "\u202e" not in out  # the name is reported, not shown backwards
+
+
+def test_a_file_named_like_another_students_resubmission_is_not_theirs(tmp_path):
+    """Canvas names the file after its uploader; a name the uploader chose that looks
+    like another LMS's (Blackboard's ``alice_attempt_<time>``) or like a copy of
+    alice's is still the uploader's. Without ids, ``alice (1).ipynb`` beside
+    ``alice.ipynb`` is not taken as her resubmission."""
+    canvas = _zip(tmp_path / "canvas.zip", [
+        (f"alice_111_500_{STEM}.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("mallory_999_501_alice_attempt_2099-01-01-00-00-00_alice (1).ipynb", LESSON,
+         _when(2026, 10, 2)),
+        ("eve_888_502_alice (1).ipynb", LESSON, _when(2026, 10, 3)),
+    ])
+    _, out = _collect(canvas, tmp_path / "s")
+    assert _placed(tmp_path / "s") == {"alice": SOLUTION, "mallory": LESSON, "eve": LESSON}, out
+    assert {s: r["student_id"] for s, r in _record(tmp_path / "s").items()} == {
+        "alice": "111", "mallory": "999", "eve": "888"}
+    plain = _zip(tmp_path / "plain.zip", [
+        ("alice.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("alice (1).ipynb", LESSON, _when(2026, 10, 2)),
+        ("alice-1.ipynb", LESSON, _when(2026, 10, 3)),
+        ("bob (1).ipynb", LESSON, _when(2026, 10, 2)),  # a copy alone is bob's
+    ])
+    _, out = _collect(plain, tmp_path / "p")
+    assert _placed(tmp_path / "p") == {"alice": SOLUTION, "bob": LESSON}
+    for copy in ("alice (1).ipynb", "alice-1.ipynb"):
+        assert (f"  {copy}: alice: named like a copy of alice.ipynb, and no LMS id says who "
+                "uploaded it: not taken as alice's resubmission") in out, out
+
+
+def test_a_file_of_another_id_than_the_record_is_not_filed_as_theirs(tmp_path):
+    submitted = tmp_path / "s"
+    _collect(_zip(tmp_path / "first.zip", [
+        (f"alice_111_500_{STEM}.ipynb", SOLUTION, _when(2026, 10, 1))]), submitted)
+    report, out = _collect(_zip(tmp_path / "late.zip", [
+        (f"alice_222_600_{STEM}.ipynb", LESSON, _when(2026, 10, 5)),
+        (f"bob_333_601_{STEM}.ipynb", LESSON, _when(2026, 10, 5))]), submitted)
+    assert _placed(submitted) == {"alice": SOLUTION, "bob": LESSON}
+    assert (f"  alice_222_600_{STEM}.ipynb: alice: the LMS id of this file is 222, but alice "
+            f"was collected before as id 111 (collected-{STEM}.csv)") in out, out
+    assert {s: r["student_id"] for s, r in _record(submitted).items()} == {
+        "alice": "111", "bob": "333"}
+
+
+def test_collect_neither_prints_escapes_nor_writes_formulas(tmp_path):
+    formula = '=HYPERLINK("evil.example","x")'
+    download = _zip(tmp_path / "d.zip", [
+        (f"{formula}_901_assignsubmission_file_/{STEM}.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("\x1b[2K\rbob 36 of 36\x1b[8m.ipynb", LESSON, _when(2026, 10, 1)),
+        ("+alice.ipynb", LESSON, _when(2026, 10, 1)),
+    ])
+    _, out = _collect(download, tmp_path / "s")
+    assert "\x1b" not in out and "\r" not in out, repr(out)
+    # reported, its escapes stripped, and the name refused
+    assert ("  bob 36 of 36.ipynb: '\\x1b[2K\\rbob 36 of 36\\x1b[8m' holds control or "
+            "invisible characters (U+001B, U+000D)") in out, out
+    assert sorted(_placed(tmp_path / "s")) == sorted([formula, "+alice"])
+    with open(tmp_path / "s" / f"collected-{STEM}.csv", newline="", encoding="utf-8") as f:
+        cells = [c for row in csv.reader(f) for c in row]
+    assert f"'{formula}" in cells and "'+alice" in cells
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], cells
+    # a later collect keeps the earlier rows, read back as they were (not quoted twice)
+    _collect(_zip(tmp_path / "d2.zip", [("carol.ipynb", LESSON, _when(2026, 10, 2))]),
+             tmp_path / "s")
+    with open(tmp_path / "s" / f"collected-{STEM}.csv", newline="", encoding="utf-8") as f:
+        students = [row[0] for row in csv.reader(f)][1:]
+    assert students == sorted([f"'{formula}", "'+alice", "carol"]), students
 
 
 def test_one_layout_in_readme_help_grader_and_collect(tmp_path):

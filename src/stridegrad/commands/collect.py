@@ -29,6 +29,12 @@ def configure(p):
                    help="rows 'pattern,student': files or folders matching the glob pattern "
                         "(or a student name as derived) are filed as that student; '-' skips "
                         "them")
+    p.add_argument("--roster", type=Path, metavar="FILE",
+                   help="the class list, one student a line (as for stridegrad grade): a "
+                        "name that only looks like one of it (a Cyrillic 'А' for a Latin "
+                        "'A', another case) is refused, naming both, and a name of it may "
+                        "mix scripts. Names are also checked against the student folders "
+                        "in SUBMITTED and the earlier collects' record")
     p.add_argument("--max-mb", type=float, default=MAX_MB, metavar="MB",
                    help=f"largest notebook taken, in MB (default {MAX_MB})")
     p.add_argument("--force", action="store_true",
@@ -38,14 +44,18 @@ def configure(p):
 
 
 def run(args) -> int:
+    from stridegrad.course._sinks import terminal_text
     from stridegrad.course.collect import CollectError, collect, read_map
+    from stridegrad.course.gradebook import RecordError, read_roster
 
     if args.max_mb <= 0:
         raise CommandError(f"--max-mb must be positive, got {args.max_mb:g}")
     try:
         mapping = read_map(args.map) if args.map else None
+        roster = read_roster(args.roster) if args.roster else None
         collect(args.download, args.submitted, args.lesson, force=args.force,
-                mapping=mapping, max_mb=args.max_mb)
-    except CollectError as exc:
-        raise CommandError(str(exc)) from None
+                mapping=mapping, max_mb=args.max_mb, roster=roster)
+    except (CollectError, RecordError) as exc:
+        # the message may name files of the download, as its students named them
+        raise CommandError(terminal_text(exc)) from None
     return 0

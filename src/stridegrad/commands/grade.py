@@ -58,6 +58,8 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def configure(p):
+    from stridegrad.course.intake import MAX_DEPTH, MAX_ENTRIES, MAX_NOTEBOOK_MB
+
     p.epilog = ("stridegrad grade merge OUT1 OUT2 ... --out OUT joins the --out folders of "
                 "several runs (shards on several machines): see stridegrad grade merge --help")
     p.add_argument("submitted", type=Path,
@@ -65,7 +67,13 @@ def configure(p):
                         "<assignment>/<assignment>.ipynb (e.g. alice/01_flat_storage/"
                         "01_flat_storage.ipynb); failing that, the student's only notebook "
                         "(any name and depth) or the one defining most of the lesson's "
-                        "exercises, never one named after another lesson")
+                        "exercises, never one named after another lesson. Only real "
+                        "folders and regular files with one name, of at most "
+                        f"{MAX_NOTEBOOK_MB} MB, are taken, {MAX_DEPTH} folder levels deep "
+                        f"and {MAX_ENTRIES:,} files and folders per student at most; no "
+                        "link is followed: a student folder or notebook that is a link, or a "
+                        "hard-linked or bigger notebook, is graded 0 with status 'refused' "
+                        "and the reason")
     p.add_argument("--lesson", required=True, metavar="NN",
                    help="the lesson (01 or 01_flat_storage); the assignment is its file stem")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",

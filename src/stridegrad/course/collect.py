@@ -18,8 +18,8 @@ source                 the download holds                              the stude
 Moodle                 ``John Smith_12345_assignsubmission_file_/...``  ``John Smith``
                        (or the same as one file name)
 Blackboard             ``Lab 1_jsmith_attempt_2026-10-01-10-00-00_x``   ``jsmith``
-Canvas                 ``smithjohn_12345_67890_x.ipynb``,               ``smithjohn`` (not
-                       late: ``smithjohn_LATE_12345_67890_x.ipynb``     the user id)
+Canvas                 ``smithjohn_12345_67890_x.ipynb``,               ``smithjohn`` (its
+                       late: ``smithjohn_LATE_12345_67890_x.ipynb``     id: 12345)
 GitHub Classroom       folders ``01-flat-storage-jsmith/``: the         ``jsmith``
                        prefix all folders share (it must hold a digit,
                        or the folders be git clones), or the lesson's
@@ -35,11 +35,54 @@ rename them, e.g. to the names of the roster. When two LMS users share a name
 (Canvas ``smithjohn`` with two user ids), each becomes ``name_<id>``. One folder
 wrapping the whole download (``Lab 1 Download/``) is looked through.
 
+Where the download holds files named in more than one LMS's way, the way most of
+its files are named is tried first (a file can fit two: a Canvas upload that its
+student named ``alice_attempt_2099-01-01-00-00-00_x.ipynb`` also looks like
+Blackboard's ``alice``; in a Canvas download it is its uploader's).
+
 Several notebooks of one student: the newest attempt is taken (Blackboard's
 attempt time, Canvas's resubmission number ``-1``, ``-2``), then one named after
 the lesson, then the newest file, then the one that defines the most of the
 lesson's exercises; the others are reported. A notebook named after another
 lesson (``02_...``) that defines none of this lesson's exercises is not taken.
+
+Identities. The LMS's own id of a student, where the export has one, goes into the
+record's ``student_id`` column, for an export back to the LMS: Canvas's user id,
+Moodle's participant id, Blackboard's user name, GitHub Classroom's login. It is
+who the student is: two users of one name are told apart by it (above), a
+student's newest file is chosen among the files of their id only, and a file of
+another id than the one the record holds for that name (``alice`` collected before
+as id 111, now a file of id 222 named ``alice``) is not filed as theirs. The name a
+student gives their own file never decides whose it is where the LMS names it
+(Canvas, Moodle, Blackboard, a folder per student). Without an id (``<student>.ipynb``),
+a file named like a copy (``alice (1).ipynb``, ``alice-1.ipynb``, ``alice copy.ipynb``)
+is not taken as the resubmission of a student who has a file of their very name:
+nothing says who uploaded it, so it is reported, and ``--map`` files it if it is
+theirs (the newest of their files is then taken); a copy alone is taken, as
+``<student>``'s.
+
+Names. Every name is NFKC-normalised (the fullwidth ``ａｌｉｃｅ`` is ``alice``), and
+refused, reported with why, when it
+
+- is reserved: ``.``, ``..``, a name that starts with ``.`` (a hidden folder, which the
+  grader skips), that holds ``/`` or ``\\``, a lesson's stem (a student called
+  ``01_flat_storage`` would be a folder that ``stridegrad grade`` takes for a
+  lesson's), the record's file name, or a device name of Windows (``CON``, ``NUL``,
+  ``COM1``...);
+- holds a control or invisible character (an escape, U+202E RIGHT-TO-LEFT OVERRIDE);
+- mixes scripts (Latin with Cyrillic or Greek: ``Аlice`` whose ``А`` is Cyrillic;
+  Latin with Han, kana or Hangul is one name), unless the ``--roster`` lists it;
+- looks like another name: it differs from a name of the roster, of a folder in
+  SUBMITTED or of the record only by look-alike letters (Cyrillic or Greek ones that
+  look Latin) or by case, and the message names both, so that it is filed neither as
+  that student nor beside them. Of two such names in one download that none of
+  these lists, the one with look-alike letters is refused (both, if they differ in
+  case only).
+
+A name that ``--map`` gives is the instructor's: it is only refused if reserved, so
+``--map`` files a refused notebook under the name it gives.
+The look-alikes are Cyrillic and Greek letters that look like Latin ones; Latin
+letters that look alike (``l`` and ``I``, ``rn`` and ``m``) are not compared.
 
 Not placed, and reported with why: files that are not notebooks, notebooks over
 the size limit or that cannot be read (an encrypted member), notebooks whose
@@ -51,7 +94,10 @@ Safety: the download is only read. A zip member with an absolute path or ``..``
 limit whatever its header says; ``__MACOSX/``, ``.git/``, ``.ipynb_checkpoints/``
 and hidden files are ignored; links in a folder are not followed. A notebook in
 SUBMITTED that differs from the one to be placed stops the collect, naming it,
-unless ``force``; nothing is written then.
+unless ``force``; nothing is written then. What collect prints has the control
+characters and escape sequences of names and paths stripped
+(:func:`~stridegrad.course._sinks.terminal_line`), and the record's cells are
+neutralised for spreadsheets (:func:`~stridegrad.course._sinks.csv_cell`).
 """
 
 from __future__ import annotations
@@ -63,12 +109,14 @@ import io
 import os
 import re
 import stat
+import unicodedata
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from stridegrad.course._output import Conflict, WriteReport, write_files
+from stridegrad.course._sinks import DictReader, DictWriter, terminal_log
 
 __all__ = ["MAX_MB", "CollectError", "CollectReport", "collect", "read_map"]
 
@@ -77,7 +125,10 @@ MAX_MB = 50
 #: Most members of a zip looked at, and most bytes of notebooks read in all.
 _MAX_MEMBERS = 100_000
 _MAX_TOTAL = 4 * 1024**3
-_RECORD_COLUMNS = ["student", "source", "rule", "late", "modified", "not_taken", "collected_at"]
+#: The record's columns: ``student_id`` is the LMS's id of the student ('' if the export
+#: has none), see the module docstring.
+_RECORD_COLUMNS = ["student", "student_id", "source", "rule", "late", "modified", "not_taken",
+                   "collected_at"]
 
 _MOODLE_DIR = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<kind>[a-z]+)_?$")
 _MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_(?P<orig>.+)$")
@@ -113,7 +164,7 @@ class _Notebook:
     file: _File
     student: str
     rule: str
-    ident: str = ""                 # the LMS's user id, to tell two of one name apart
+    ident: str = ""                 # the LMS's id of the student (Canvas user id...)
     attempt: tuple = ()
     late: bool = False
     inner: tuple[str, ...] = ()     # the names below the student's level
@@ -122,6 +173,7 @@ class _Notebook:
     named: int = 0                  # 1: after this lesson, -1: after another, 0: neither
     readable: bool = True
     problem: str = ""
+    copy: bool = False              # named <student> + a copy suffix, with no LMS id
 
 
 @dataclass
@@ -246,10 +298,9 @@ def read_map(path: Path) -> list[tuple[str, str]]:
 
 
 def _clean(name: str) -> str:
-    """A student's name as a folder name: no slashes or control characters, no
-    leading dot (the grader skips hidden folders)."""
-    name = re.sub(r"[\\/\x00-\x1f]+", "_", name).strip().lstrip(".").strip()
-    return name[:100]
+    """A student's name, NFKC-normalised, without spaces around it, at most 100
+    characters (whether it can be a folder name is :func:`_refusal`'s to say)."""
+    return unicodedata.normalize("NFKC", name).strip()[:100].strip()
 
 
 def _lesson_names(assignment: str) -> list[str]:
@@ -262,11 +313,19 @@ def _lesson_names(assignment: str) -> list[str]:
 def _student_from_file(stem: str, assignment: str) -> str:
     """``<student>.ipynb``, also ``01_flat_storage-jsmith (1)``: the lesson's name
     and a copy suffix dropped; '' when nothing like a name is left."""
+    return _name_and_copy(stem, assignment)[0]
+
+
+def _name_and_copy(stem: str, assignment: str) -> tuple[str, bool]:
+    """(:func:`_student_from_file`, whether a copy suffix was dropped: ``(1)``, ``-1``,
+    ``copy``)."""
     for form in _lesson_names(assignment):
         stem = re.sub(re.escape(form), " ", stem, flags=re.IGNORECASE)
-    stem = _COPY.sub("", stem.strip(" _-.")).strip(" _-.()")
+    stem = stem.strip(" _-.")
+    copy = _COPY.search(stem) is not None
+    stem = _COPY.sub("", stem).strip(" _-.()")
     stem = re.sub(rf"^{assignment[:2]}(?=[ _-]|$)", "", stem).strip(" _-.")
-    return stem if re.search(r"[^\W\d_]", stem) else ""
+    return (stem, copy) if re.search(r"[^\W\d_]", stem) else ("", False)
 
 
 def _classroom_prefix(folders: set[str], has_git: set[str], assignment: str) -> str:
@@ -291,13 +350,16 @@ def _identify(files: list[_File], assignment: str, mapping: list[tuple[str, str]
     folders = {f.path.split("/", 1)[0] for f in files if "/" in f.path}
     prefix = _classroom_prefix(
         {d for d in folders if not _MOODLE_DIR.match(d)}, git_folders, assignment)
+    order = _file_rules(files)
     for f in files:
         parts = f.path.split("/")
-        nb = _who(f, parts, assignment, prefix)
+        nb = _who(f, parts, assignment, prefix, order)
+        nb.student = unicodedata.normalize("NFKC", nb.student)
         for i, (pattern, student) in enumerate(mapping):
             if any(fnmatch.fnmatch(s.lower(), pattern.lower())
                    for s in (f.path, f.full, parts[0])):
-                nb.student, nb.rule, nb.ident = student, "--map", ""
+                # the instructor names the student; the LMS's id stays for the record
+                nb.student, nb.rule, nb.copy = student, "--map", False
                 used.add(i)
                 break
         else:
@@ -315,27 +377,49 @@ def _identify(files: list[_File], assignment: str, mapping: list[tuple[str, str]
     return notebooks, skipped
 
 
-def _who(f: _File, parts: list[str], assignment: str, prefix: str) -> _Notebook:
-    """The student and rule for one file, before ``--map``."""
+#: The LMSs that name the files of a flat download, in the order they are tried when
+#: as many of the download's files fit each (see :func:`_file_rules`).
+_FILE_RULES = {"Moodle file": _MOODLE_FILE, "Blackboard": _BLACKBOARD, "Canvas": _CANVAS}
+
+
+def _file_rules(files: list[_File]) -> list[str]:
+    """The LMSs of :data:`_FILE_RULES`, the one that most of the download's files fit
+    first: a download comes from one LMS, and a name the student chose comes after
+    the LMS's part of the file name, where it may fit another LMS's pattern (a Canvas
+    file ``mallory_999_5_alice_attempt_2099-01-01-00-00-00_x.ipynb``)."""
+    names = [f.path for f in files if "/" not in f.path]
+    fits = {rule: sum(bool(pattern.match(n)) for n in names)
+            for rule, pattern in _FILE_RULES.items()}
+    return sorted(_FILE_RULES, key=lambda rule: -fits[rule])  # stable: ties keep the order
+
+
+def _who(f: _File, parts: list[str], assignment: str, prefix: str,
+         order: list[str]) -> _Notebook:
+    """The student and rule for one file, before ``--map``; the LMSs that name files
+    are tried in ``order``."""
     top, name = parts[0], parts[-1]
     if len(parts) > 1:
         inner = tuple(parts[1:])
         if m := _MOODLE_DIR.match(top):
             return _Notebook(f, m["name"], "Moodle folder", m["id"], inner=inner)
         if prefix and top.startswith(prefix):
-            return _Notebook(f, top[len(prefix):], "GitHub Classroom folder", inner=inner)
+            login = top[len(prefix):]
+            return _Notebook(f, login, "GitHub Classroom folder", login, inner=inner)
         return _Notebook(f, top, "folder", inner=inner)
-    if m := _MOODLE_FILE.match(name):
-        return _Notebook(f, m["name"], "Moodle file", m["id"], inner=(m["orig"],))
-    if m := _BLACKBOARD.match(name):
-        return _Notebook(f, m["name"], "Blackboard", attempt=(m["stamp"], 0),
-                         inner=(m["orig"] or name,))
-    if m := _CANVAS.match(name):
+    for rule in order:
+        m = _FILE_RULES[rule].match(name)
+        if m is None:
+            continue
+        if rule == "Moodle file":
+            return _Notebook(f, m["name"], rule, m["id"], inner=(m["orig"],))
+        if rule == "Blackboard":  # the user name is Blackboard's id
+            return _Notebook(f, m["name"], rule, m["name"], attempt=(m["stamp"], 0),
+                             inner=(m["orig"] or name,))
         again = re.search(r"-(\d+)$", PurePosixPath(m["orig"]).stem)
-        return _Notebook(f, m["name"], "Canvas", m["id"], late=bool(m["late"]),
+        return _Notebook(f, m["name"], rule, m["id"], late=bool(m["late"]),
                          attempt=("", int(again.group(1)) if again else 0), inner=(m["orig"],))
-    return _Notebook(f, _student_from_file(PurePosixPath(name).stem, assignment), "file name",
-                     inner=(name,))
+    student, copy = _name_and_copy(PurePosixPath(name).stem, assignment)
+    return _Notebook(f, student, "file name", inner=(name,), copy=copy)
 
 
 def _named(inner: tuple[str, ...], assignment: str) -> int:
@@ -363,16 +447,222 @@ def _defines(data: bytes, exercises: list[str]) -> tuple[int, bool]:
                for ex in exercises), True
 
 
+# ------------------------------------------------------------------ names and identities
+
+#: Cyrillic and Greek letters that look like Latin ones, as the Latin letter (after NFKC;
+#: upper and lower case apart, since their look-alikes differ: Greek ``Η`` is an ``H``,
+#: ``η`` an ``n``). From Unicode's confusables (UTS #39), the letters that fonts draw
+#: alike; enough to tell ``Аlice`` from ``alice``, not a full skeleton.
+_LOOKALIKE = str.maketrans({
+    # Cyrillic
+    "А": "A", "В": "B", "Е": "E", "Ё": "Ë", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P",
+    "С": "C", "Т": "T", "У": "Y", "Х": "X", "І": "I", "Ї": "Ï", "Ј": "J", "Ѕ": "S", "Ԁ": "D",
+    "Ԛ": "Q", "Ԝ": "W", "Һ": "H", "Ӏ": "I", "Ү": "Y", "З": "3", "Ь": "b",
+    "а": "a", "в": "b", "е": "e", "ё": "ë", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+    "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "ï", "ј": "j", "ѕ": "s", "ԁ": "d",
+    "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ү": "y", "ь": "b", "п": "n", "г": "r",
+    # Greek
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C", "Ϳ": "J",
+    "α": "a", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+    "γ": "y", "η": "n", "ω": "w", "ϲ": "c", "ϳ": "j",
+})
+#: Scripts that one name may mix (UTS #39's "highly restrictive" level): Latin with
+#: Japanese, Chinese or Korean writing.
+_COMPATIBLE = ({"LATIN", "HAN", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"},
+               {"LATIN", "HAN", "BOPOMOFO"}, {"LATIN", "HAN", "HANGUL"})
+#: Unicode categories of characters that no name holds: controls, format characters
+#: (bidi overrides, zero-width ones), surrogates (an undecodable file name), private
+#: use, line and paragraph separators.
+_INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
+#: Device names of Windows, which cannot be a folder there (with any extension).
+_DEVICES = {"con", "prn", "aux", "nul", *(f"{d}{i}" for d in ("com", "lpt") for i in range(10))}
+
+
+def _record_name(assignment: str) -> str:
+    return f"collected-{assignment}.csv"
+
+
+def _read_record(path: Path) -> dict[str, dict]:
+    """The record of earlier collects: student -> their row (none if it is missing)."""
+    if not path.is_file():
+        return {}
+    with open(path, newline="", encoding="utf-8") as f:
+        return {r["student"]: r for r in DictReader(f) if r.get("student")}
+
+
+def _known_names(submitted: Path, record: dict[str, dict], roster: list[str]) -> dict[str, str]:
+    """Names known before this download (NFKC) -> where from: the roster, the student
+    folders in SUBMITTED, the record."""
+    known: dict[str, str] = {}
+    for name in roster:
+        known.setdefault(unicodedata.normalize("NFKC", name), "on the roster")
+    if submitted.is_dir():
+        for p in sorted(submitted.iterdir()):
+            if p.is_dir() and not p.name.startswith("."):
+                known.setdefault(unicodedata.normalize("NFKC", p.name),
+                                 f"a student folder in {submitted}")
+    for name in record:
+        known.setdefault(unicodedata.normalize("NFKC", name), "collected before")
+    return known
+
+
+def _key(name: str) -> str:
+    """What ``name`` looks like: NFKC, the look-alike letters as the Latin ones, case
+    folded. Two names of one key and different spellings are confusable."""
+    return unicodedata.normalize("NFKC", name).translate(_LOOKALIKE).casefold()
+
+
+def _lookalikes(name: str) -> list[str]:
+    """The letters of ``name`` that look like Latin letters and are not."""
+    return [c for c in dict.fromkeys(name) if ord(c) in _LOOKALIKE]
+
+
+def _letters(chars) -> str:
+    """``'А' is CYRILLIC CAPITAL LETTER A`` for each of ``chars``."""
+    return ", ".join(f"{c!r} is {unicodedata.name(c, f'U+{ord(c):04X}')}" for c in chars)
+
+
+def _reserved(name: str, assignment: str) -> str:
+    """Why ``name`` cannot be a student's folder, or ''."""
+    if name in (".", ".."):
+        return f"{name!r} is not a folder name"
+    if "/" in name or "\\" in name:
+        return f"{name!r} holds a path separator"
+    if name.startswith("."):
+        return f"{name!r} starts with '.' (a hidden folder, which the grader skips)"
+    odd = [c for c in dict.fromkeys(name) if unicodedata.category(c) in _INVISIBLE]
+    if odd:
+        return (f"{name!r} holds control or invisible characters ("
+                + ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in odd)
+                + ")")
+    from stridegrad.course.paths import PACKAGED_NOTEBOOKS
+
+    lessons = {p.stem for p in PACKAGED_NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")} | {assignment}
+    if name.casefold() in {s.casefold() for s in lessons}:
+        return (f"{name!r} is a lesson's name: SUBMITTED/{name}/ would be taken for the "
+                "lesson's folder, not a student's")
+    if name.split(".", 1)[0].strip().casefold() in _DEVICES:
+        return f"{name!r} is a device name of Windows (no folder can have it there)"
+    if re.fullmatch(r"collected-.*\.csv", name, re.IGNORECASE):
+        return f"{name!r} is the name of collect's record"
+    return ""
+
+
+def _mixed(name: str) -> str:
+    """Why ``name`` mixes scripts (``Аlice``: Cyrillic and Latin letters), or ''."""
+    scripts: dict[str, str] = {}  # script -> its first letter in the name
+    for c in name:
+        if c.isalpha():
+            word = unicodedata.name(c, "").split(" ", 1)[0]
+            if word and word != "MODIFIER":
+                scripts.setdefault({"CJK": "HAN"}.get(word, word), c)
+    if len(scripts) < 2 or any(set(scripts) <= ok for ok in _COMPATIBLE):
+        return ""
+    return (f"{name!r} mixes {' and '.join(s.title() for s in scripts)} letters "
+            f"({_letters(c for s, c in scripts.items() if s != 'LATIN')})")
+
+
+def _refusal(name: str, assignment: str, group: set[str], known: dict[str, str],
+             roster: set[str], by_map: bool = False) -> str:
+    """Why ``name`` is not filed as a student (see the module docstring), or ''.
+    ``group``: the names known or in this download that look like it, itself included;
+    ``by_map``: the instructor gave the name (``--map``), which is only checked for
+    being reserved."""
+    what = "; name the student in --map (pattern,student) if the file is theirs"
+    why = _reserved(name, assignment)
+    if why or by_map:
+        return f"{why}: not filed{what}" if why else ""
+    mine = _lookalikes(name)
+    others = sorted(group - {name}) if name not in known else []
+    trusted = [o for o in others if o in known]
+    plain = [o for o in others if not _lookalikes(o)]
+    if trusted:
+        other = trusted[0]
+        how = (_letters(mine) if mine else f"the other's {_letters(_lookalikes(other))}"
+               if _lookalikes(other) else "they differ in upper and lower case only")
+        return (f"{name!r} looks like {other!r} ({known[other]}) but is another name "
+                f"({how}): filed neither as {other} nor beside them{what}")
+    if others and mine:
+        other = (plain or others)[0]
+        return (f"{name!r} looks like {other!r}, another name in this download "
+                f"({_letters(mine)}): not filed{what}")
+    if plain:  # neither has look-alike letters: they differ in case only
+        return (f"{name!r} and {plain[0]!r} differ in upper and lower case only: not filed "
+                f"(on macOS and Windows they are one folder){what}")
+    why = "" if name in roster else _mixed(name)
+    return f"{why}: not filed{what}" if why else ""
+
+
+def _check_names(notebooks: list[_Notebook], assignment: str, known: dict[str, str],
+                 roster: set[str], report: CollectReport) -> list[_Notebook]:
+    """The notebooks whose student's name may be filed; the others are reported."""
+    groups: dict[str, set[str]] = {}
+    for name in [*known, *(nb.student for nb in notebooks)]:
+        groups.setdefault(_key(name), set()).add(name)
+    refusals: dict[tuple[str, bool], str] = {}
+    kept = []
+    for nb in notebooks:
+        key = (nb.student, nb.rule.endswith("--map"))  # "--map", "Canvas + --map"
+        if key not in refusals:
+            refusals[key] = _refusal(nb.student, assignment, groups[_key(nb.student)], known,
+                                     roster, by_map=key[1])
+        if refusals[key]:
+            report.skipped.append((nb.file.path, refusals[key]))
+        else:
+            kept.append(nb)
+    return kept
+
+
+def _check_ids(notebooks: list[_Notebook], record: dict[str, dict], record_name: str,
+               report: CollectReport) -> list[_Notebook]:
+    """The notebooks not of another LMS id than the record's for their student."""
+    kept = []
+    for nb in notebooks:
+        before = (record.get(nb.student) or {}).get("student_id") or ""
+        if nb.ident and before and nb.ident != before and nb.rule != "--map":
+            report.skipped.append((nb.file.path, (
+                f"{nb.student}: the LMS id of this file is {nb.ident}, but {nb.student} was "
+                f"collected before as id {before} ({record_name}): another user of that "
+                f"name, not filed as {nb.student}'s; name it in --map if it is theirs")))
+        else:
+            kept.append(nb)
+    return kept
+
+
+def _drop_copies(notebooks: list[_Notebook], report: CollectReport) -> list[_Notebook]:
+    """Without an LMS id, a file named like a copy (``alice (1).ipynb``) is not taken as
+    the resubmission of a student who has a file of their own name: nothing says who
+    uploaded it. It is reported."""
+    own: dict[str, list[_Notebook]] = {}
+    for nb in notebooks:
+        own.setdefault(nb.student, []).append(nb)
+    kept = []
+    for nb in notebooks:
+        original = next((o for o in own[nb.student] if not o.copy), None)
+        if nb.copy and original is not None:
+            report.skipped.append((nb.file.path, (
+                f"{nb.student}: named like a copy of {original.file.path}, and no LMS id says "
+                f"who uploaded it: not taken as {nb.student}'s resubmission; if it is, name "
+                f"it in --map (pattern,{nb.student}) and the newest is taken")))
+        else:
+            kept.append(nb)
+    return kept
+
+
 # ------------------------------------------------------------------ collecting
 
 def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
             mapping: list[tuple[str, str]] | None = None, max_mb: float = MAX_MB,
+            roster: list[str] | None = None,
             log: Callable[[str], None] = print) -> CollectReport:
     """File the notebooks of ``source`` (a zip or a folder) into ``submitted`` for
     ``lesson``; :class:`CollectError` if nothing can be placed or SUBMITTED holds
-    different notebooks (without ``force``)."""
+    different notebooks (without ``force``). ``roster``: the class's names
+    (``--roster``), which names are checked against (see the module docstring)."""
     from stridegrad.course.checks import load_checkpoint
 
+    log = terminal_log(log)  # names and paths as the students and the LMS made them
     source, submitted = Path(source), Path(submitted)
     try:
         checkpoint = load_checkpoint(lesson)
@@ -440,7 +730,13 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
             continue
         ready.append(nb)
 
+    record = _read_record(submitted / _record_name(assignment))
+    known = _known_names(submitted, record, roster or [])
+    ready = _check_names(ready, assignment, known,
+                         {unicodedata.normalize("NFKC", n) for n in roster or []}, report)
     _tell_apart(ready, report)
+    ready = _check_ids(ready, record, _record_name(assignment), report)
+    ready = _drop_copies(ready, report)
     _choose(ready, report)
     report.skipped = skipped + report.skipped
     for i, (pattern, student) in enumerate(mapping):
@@ -464,10 +760,11 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
 
 
 def _tell_apart(notebooks: list[_Notebook], report: CollectReport) -> None:
-    """Two LMS users of one name (two ids): each becomes ``name_<id>``."""
+    """Two LMS users of one name (two ids): each becomes ``name_<id>`` (not a notebook
+    that ``--map`` filed by its path: the instructor named its student)."""
     ids: dict[str, set[str]] = {}
     for nb in notebooks:
-        if nb.ident:
+        if nb.ident and nb.rule != "--map":
             ids.setdefault(nb.student, set()).add(nb.ident)
     for name, idents in ids.items():
         if len(idents) > 1:
@@ -475,7 +772,7 @@ def _tell_apart(notebooks: list[_Notebook], report: CollectReport) -> None:
                                 f"{', '.join(sorted(idents))}): filed as "
                                 f"{', '.join(f'{name}_{i}' for i in sorted(idents))}")
             for nb in notebooks:
-                if nb.student == name and nb.ident:
+                if nb.student == name and nb.ident and nb.rule != "--map":
                     nb.student = f"{name}_{nb.ident}"
 
 
@@ -518,17 +815,17 @@ def _write(report: CollectReport, submitted: Path, force: bool, source: Path) ->
 
 
 def _record(report: CollectReport, submitted: Path, source: Path) -> None:
-    """``SUBMITTED/collected-<assignment>.csv``: where each student's notebook came from
-    (rows of students collected now replace theirs; the others stay)."""
-    path = submitted / f"collected-{report.assignment}.csv"
+    """``SUBMITTED/collected-<assignment>.csv``: where each student's notebook came from,
+    and their LMS id (rows of students collected now replace theirs; the others stay).
+    Its cells are neutralised for spreadsheets, and read back as they were
+    (:mod:`stridegrad.course._sinks`)."""
+    path = submitted / _record_name(report.assignment)
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    rows = []
-    if path.is_file():
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = [r for r in csv.DictReader(f) if r.get("student") not in report.placed]
+    rows = [r for student, r in _read_record(path).items() if student not in report.placed]
     for student, nb in report.placed.items():
         rows.append({
-            "student": student, "source": f"{source.name}:{nb.file.full}", "rule": nb.rule,
+            "student": student, "student_id": nb.ident,
+            "source": f"{source.name}:{nb.file.full}", "rule": nb.rule,
             "late": "late" if nb.late else "",
             "modified": datetime.datetime.fromtimestamp(nb.file.mtime).isoformat(
                 timespec="seconds"),
@@ -536,7 +833,7 @@ def _record(report: CollectReport, submitted: Path, source: Path) -> None:
             "collected_at": now})
     rows.sort(key=lambda r: r["student"])
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, _RECORD_COLUMNS, extrasaction="ignore")
+        writer = DictWriter(f, _RECORD_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
 

@@ -14,8 +14,8 @@ cells and what each scores (:func:`redefinition_note`). Status pills never wrap.
 from __future__ import annotations
 
 import dataclasses
-import html
 
+from stridegrad.course._sinks import html_text
 from stridegrad.course.checks import Row
 from stridegrad.course.report import PILL, rows_html
 
@@ -118,18 +118,20 @@ def exercise_totals(rows: list[Row], notes: dict[str, str] | None = None) -> lis
 
 def _pill(points: int, max_points: int) -> str:
     style = _OK if points == max_points else _BAD if points == 0 else _PART
-    return f'<span style="{style};{PILL}">{points}/{max_points}</span>'
+    return f'<span style="{style};{PILL}">{html_text(points)}/{html_text(max_points)}</span>'
 
 
 def feedback_html(g, run_id: str, digest: str, statuses: dict[str, str]) -> str:
     """The feedback page of a :class:`~stridegrad.course.grader.StudentGrade` ``g``;
-    ``statuses`` names the whole-notebook statuses."""
-    esc = html.escape
+    ``statuses`` names the whole-notebook statuses. Every value on the page, numbers
+    too, is escaped (:func:`~stridegrad.course._sinks.html_text`): whatever a
+    notebook's names, messages and error lines hold, they are text on the page."""
+    esc = html_text
     notes = exercise_notes(getattr(g, "redefined", []))
     errors = "".join(
         f"<li><b>In [{esc(str(e.get('run', '?')))}]</b> "
         f"<code>{esc(e.get('first_line', ''))}</code>: <code>{esc(e['error'])}</code>"
-        + (f" (line {e['line']})" if e.get("line") else "")
+        + (f" (line {esc(e['line'])})" if e.get("line") else "")
         + (f'<pre style="background:#f6f6f6;padding:4px;margin:2px 0 8px">'
            f"{esc(cell_quote(e))}</pre>" if e.get("source") else "") + "</li>"
         for e in g.cell_errors)
@@ -148,7 +150,8 @@ def feedback_html(g, run_id: str, digest: str, statuses: dict[str, str]) -> str:
         f'<tr><td style="padding:2px 8px"><a href="#ex-{esc(t["exercise"])}"><code>'
         f'{esc(t["exercise"])}</code></a></td>'
         f'<td style="padding:2px 8px">{_pill(t["points"], t["max_points"])}</td>'
-        f'<td style="padding:2px 8px;white-space:nowrap">{t["passed"]} of {t["tests"]} tests'
+        f'<td style="padding:2px 8px;white-space:nowrap">{esc(t["passed"])} of {esc(t["tests"])} '
+        f'tests'
         f'</td><td style="padding:2px 8px">'
         + ("optional stretch, not in the total; " if t["stretch"] else "")
         + ("a later cell replaced the definition check() ran on" if t["note"] else "")
@@ -167,7 +170,7 @@ def feedback_html(g, run_id: str, digest: str, statuses: dict[str, str]) -> str:
 <body style="font-family:system-ui,sans-serif;max-width:70em;margin:2em auto">
 <h1>{esc(g.assignment)}</h1>
 <p>Student: <b>{esc(g.student)}</b></p>
-<p style="font-size:1.3em">Total: <b>{g.points} / {g.max_points}</b> points</p>
+<p style="font-size:1.3em">Total: <b>{esc(g.points)} / {esc(g.max_points)}</b> points</p>
 {notebook}
 {f"<p>Cells that raised an error or were stopped (skipped; the cells after them ran), "
   f"numbered as JupyterLab numbers them after Restart Kernel and Run All:</p>"

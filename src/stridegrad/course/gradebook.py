@@ -14,11 +14,18 @@ nothing.
 the total, and notes (no submission, a notebook that could not be graded, a result
 made with other tests than the lesson's latest). ``OUT/roster.txt``, written from
 ``--roster``, lists students who appear even when they submitted nothing.
+
+Every cell is written through :func:`stridegrad.course._sinks.csv_cell`: a student's
+name, a test's message (which quotes the student's function names and errors) or a
+name from the roster that starts like a formula (``=HYPERLINK(...)``, ``@SUM``,
+``-2+3``) gets a leading ``'``, so a spreadsheet shows it as text and runs nothing;
+numbers, negative ones too, stay numbers. :func:`read_rows` takes the ``'`` off
+again, so the grader, ``grade merge`` and a regrade read back exactly what was
+written.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import importlib.util
 import json
@@ -26,6 +33,8 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from stridegrad.course._sinks import DictReader, DictWriter
 
 __all__ = ["EXERCISES_COLUMNS", "GRADEBOOK", "GRADES_COLUMNS", "ROSTER", "TOTALS_COLUMNS",
            "RecordError", "build_gradebook", "check_records", "merge_rows", "read_rows",
@@ -65,11 +74,12 @@ def tests_hash(episode: str, extra_source: bytes | None = None,
 
 
 def read_rows(path: Path, columns: tuple[str, ...]) -> list[dict]:
-    """The rows of a CSV the grader wrote (none if the file is missing)."""
+    """The rows of a CSV the grader wrote (none if the file is missing), each value as
+    it was before :func:`write_rows` neutralised it."""
     if not path.is_file():
         return []
     with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
+        reader = DictReader(f)
         if tuple(reader.fieldnames or ()) != columns:
             raise RecordError(
                 f"{path} has the columns {list(reader.fieldnames or [])}, not the grader's "
@@ -79,12 +89,14 @@ def read_rows(path: Path, columns: tuple[str, ...]) -> list[dict]:
 
 
 def write_rows(path: Path, columns: Iterable[str], rows: Iterable[dict]) -> None:
-    """Write a CSV atomically (a reader never sees half a file)."""
+    """Write a CSV atomically (a reader never sees half a file), every cell that a
+    spreadsheet would take for a formula neutralised
+    (:func:`~stridegrad.course._sinks.csv_cell`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=list(columns))
+            writer = DictWriter(f, fieldnames=list(columns))
             writer.writeheader()
             writer.writerows(rows)
         os.replace(tmp, path)

@@ -24,6 +24,25 @@ that patches ``expect`` gets "tampered" too). Code that digs the token or the
 hidden tests out of its own process's memory is not stopped (see the README's
 threat model).
 
+What comes back from the worker is data, read within limits
+(:mod:`stridegrad.course._limits`) and checked against the trusted checkpoint: a
+result line nested too deep or too big, with a field of the wrong type, a test or
+exercise the checkpoint does not have, a status no test can have, or points other
+than the checkpoint's, is no result of the worker's ("tampered", no points). Points,
+maximum points and which tests are hidden come from the checkpoint (with the
+``--points`` file), never from the worker; texts are capped and made safe to write.
+Any exception while grading one student becomes that student's row ("grader-error",
+with the reason), never the run's.
+
+Intake (:mod:`stridegrad.course.intake`): the grader takes real folders and regular
+files with one name, of at most :data:`~stridegrad.course.intake.MAX_NOTEBOOK_MB`
+MB, walks a student's folder without recursion and at most
+:data:`~stridegrad.course.intake.MAX_DEPTH` levels deep, never follows a link, and
+opens each file without following one. A student folder that is a link, or a
+notebook that is a link, a hard link or too big, gets status "refused" with the
+reason. A notebook is parsed on the host within
+:data:`~stridegrad.course.intake.NOTEBOOK_JSON`'s limits before any worker starts.
+
 Outputs (:mod:`stridegrad.course.gradebook`): ``OUT/<assignment>/grades.csv``
 (:data:`CSV_COLUMNS`, a row per student per test), ``OUT/<assignment>/totals.csv``
 (:data:`TOTALS_COLUMNS`, a row per student), both with the run, time and tests
@@ -42,6 +61,7 @@ from __future__ import annotations
 import base64
 import datetime
 import json
+import math
 import os
 import re
 import secrets
@@ -57,7 +77,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stridegrad.course.checks import (
+    STATUSES,
     Checkpoint,
+    CheckResult,
     Row,
     load_checkpoint,
     load_checkpoint_file,
@@ -77,6 +99,7 @@ from stridegrad.course.gradebook import (
     tests_hash,
     write_rows,
 )
+from stridegrad.course._sinks import terminal_line, terminal_log
 from stridegrad.course._worker import LOG_PREFIX
 from stridegrad.course.feedback import (
     cell_name,
@@ -86,6 +109,8 @@ from stridegrad.course.feedback import (
     feedback_html,
 )
 from stridegrad.course.kept import executed_notebook, write_kept
+from stridegrad.course import intake
+from stridegrad.course._limits import JSONLimits, UntrustedJSONError, clean_text, loads, printable
 from stridegrad.course.points import apply_points, read_points
 from stridegrad.course.progress import Progress
 from stridegrad.course.shards import parse_shard, shard_of, shard_tag
@@ -128,6 +153,10 @@ NOTEBOOK_STATUSES = {
     "crashed": "crashed",
     "out-of-memory": "out of memory",
     "tampered": "changed the grader",
+    # intake: a student folder or notebook that is a link, hard-linked or too big
+    "refused": "not taken by the grader",
+    # the grader failed on this notebook (a bug of the grader's): the reason is kept
+    "grader-error": "grader error",
 }
 
 
@@ -248,11 +277,29 @@ def _talk(proc: subprocess.Popen, message: bytes, timeout: float) -> tuple[int |
     return code, b"".join(chunks)
 
 
+#: The worker's last line, its result: nested 3 deep (the result, its rows, a row) and
+#: some 10 KB to 1 MB long (a row per test, an error per failing cell); room to 8 and
+#: 8 MB (half the output kept, so that a longer line is refused, never cut).
+_RESULT_JSON = JSONLimits(_RESULT_BYTES // 2, 8, 200_000)
+#: A line of one cell's outputs (``keep``): nested as a notebook's outputs may be.
+_CELL_JSON = JSONLimits(_RESULT_BYTES, intake.NOTEBOOK_JSON.max_depth,
+                        intake.NOTEBOOK_JSON.max_values)
+
+
+class _Forged(ValueError):
+    """What the worker sent is not what the worker writes: the notebook wrote it (or the
+    worker has a bug); the message says what does not fit."""
+
+
 def _last_json(data: bytes):
+    """The worker's last non-blank line, parsed within :data:`_RESULT_JSON`'s limits;
+    None if it is not JSON; :class:`_Forged` if it is over a limit."""
     line = next((ln for ln in reversed(data.splitlines()) if ln.strip()), b"")
     try:
-        return json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return loads(line, _RESULT_JSON, "the result line")
+    except UntrustedJSONError as exc:
+        if exc.over_limit:
+            raise _Forged(str(exc)) from None
         return None
 
 
@@ -295,32 +342,77 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
     killed when it runs past all of them together (a cell that ignores the alarm).
     The notebook and the hidden tests reach the worker on its stdin only.
     ``points``: the instructor's points file (:mod:`stridegrad.course.points`).
-    Returns the worker's JSON (``status == "graded"`` with a ``result``), or a
+    Returns the worker's result, checked against the checkpoint (``status ==
+    "graded"`` with a ``result`` whose rows carry the checkpoint's points), or a
     dict with ``status`` in :data:`NOTEBOOK_STATUSES` and a ``message``. A notebook
     that died says which cell it was running. With ``keep``, also ``cells`` (code
     cell number -> ``{"run", "seconds", "outputs"}``, the outputs of each cell that
     finished, bounded) and ``log`` (the worker's stderr, bounded), whatever happened.
+
+    ``notebook`` is the caller's own file (``stridegrad check``): a link to it is
+    followed; it must be a regular file of at most
+    :data:`~stridegrad.course.intake.MAX_NOTEBOOK_MB` MB, and is parsed within
+    :data:`~stridegrad.course.intake.NOTEBOOK_JSON`'s limits before a worker starts.
+    ``stridegrad grade`` reads students' files itself (:mod:`stridegrad.course.intake`).
     """
+    try:
+        raw = intake.read_path(Path(notebook))
+    except intake.Refused as exc:
+        why = f"cannot read the notebook: {Path(notebook).name} is {exc}"
+        return {"status": "invalid-notebook", "message": why, "seconds": 0.0,
+                **({"log": why + "\n", "cells": {}} if keep else {})}
+    return _run_raw(raw, Path(notebook).name, episode, timeout=timeout, memory=memory,
+                    extra_tests=extra_tests, cell_timeout=cell_timeout,
+                    test_timeout=test_timeout, show_extra_tests=show_extra_tests,
+                    sandbox=sandbox, limits=limits, points=points, keep=keep)
+
+
+def _code_cells(raw: bytes, name: str) -> list[str]:
+    """The code cells of the notebook ``raw`` (the file ``name``), parsed within
+    :data:`~stridegrad.course.intake.NOTEBOOK_JSON`'s limits; NotebookError saying
+    what is wrong (over a limit, not JSON, not a notebook)."""
+    from stridegrad.course._worker import NotebookError, parse_code_cells
+
+    try:
+        loads(raw, intake.NOTEBOOK_JSON, name)
+    except UntrustedJSONError as exc:
+        raise NotebookError(str(exc)) from None
+    return parse_code_cells(raw, name)  # within the limits just checked
+
+
+def _run_raw(raw: bytes, name: str, episode: str, *, timeout: float = TIMEOUT,
+             memory: int | None = 2048, extra_tests: Path | None = None,
+             cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
+             show_extra_tests: bool = False, sandbox: Sandbox | None = None,
+             limits: Limits = DEFAULT_LIMITS, points: Path | None = None,
+             keep: bool = False) -> dict:
+    """:func:`run_notebook` of the notebook's bytes ``raw`` (the file ``name``); a
+    notebook that is not one (over a limit, not JSON) is said so without a worker."""
+    from stridegrad.course._worker import NotebookError
+
     if cell_timeout is None:
         cell_timeout = max(1.0, timeout * 0.5)
     checkpoint, overrides = _load_tests(episode, extra_tests, show_extra_tests, points)
-    n_tests = len(apply_points(checkpoint, overrides).tests if overrides else checkpoint.tests)
-    deadline = timeout + n_tests * test_timeout + _SLACK
-    result = _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout,
-                         test_timeout, show_extra_tests, sandbox, limits, overrides, keep,
-                         deadline, n_tests)
-    return result
-
-
-def _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout, test_timeout,
-                show_extra_tests, sandbox, limits, overrides, keep, deadline, n_tests) -> dict:
+    trusted = apply_points(checkpoint, overrides) if overrides else checkpoint
     try:
-        raw = Path(notebook).read_bytes()
-    except OSError as exc:
-        return {"status": "invalid-notebook", "message": f"cannot read the notebook: {exc}",
-                **({"log": f"cannot read {notebook}: {exc}\n", "cells": {}} if keep else {})}
+        cells = _code_cells(raw, name)
+    except NotebookError as exc:
+        return {"status": "invalid-notebook", "message": clean_text(str(exc), _TEXT_CHARS),
+                "seconds": 0.0,
+                **({"log": f"not graded: {exc}\n", "cells": {}, "raw": raw} if keep else {})}
+    n_tests = len(trusted.tests)
+    deadline = timeout + n_tests * test_timeout + _SLACK
+    return _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests,
+                       cell_timeout, test_timeout, show_extra_tests, sandbox, limits,
+                       overrides, keep, deadline)
+
+
+def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests,
+                cell_timeout, test_timeout, show_extra_tests, sandbox, limits, overrides,
+                keep, deadline) -> dict:
+    n_tests = len(trusted.tests)
     token = secrets.token_hex(16)
-    message: dict = {"token": token, "name": Path(notebook).name,
+    message: dict = {"token": token, "name": name,
                      "notebook": base64.b64encode(raw).decode("ascii"), "extra_tests": None,
                      "points": overrides or None, "keep": keep}
     if extra_tests:
@@ -345,7 +437,11 @@ def _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout, t
                      "start_new_session": hasattr(os, "killpg")}
             try:
                 if sandbox is not None:
-                    proc = sandbox.popen(cmd, work / "root", limits.disk_mb, env=sandbox_env(),
+                    # where cgroup v2 is delegated, the sandbox's memory (its /tmp
+                    # included) and processes are limited together (sandbox.cgroups)
+                    proc = sandbox.popen(cmd, work / "root", limits.disk_mb, memory_mb=memory,
+                                         processes=process_limit(limits.processes),
+                                         env=sandbox_env(),
                                          **pipes)
                 else:
                     env = _worker_env()
@@ -357,6 +453,11 @@ def _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout, t
                         **({"log": f"{exc}\n", "cells": {}} if keep else {})}
             with _LIVE_LOCK:
                 _LIVE.add(proc)
+                # a Ctrl-C that came while this worker was starting, after _stop_all
+                # took its list: stop it here, not after its notebook's whole timeout
+                stopping = _STOPPING.is_set()
+            if stopping:
+                _kill(proc)
             try:
                 code, out = _talk(proc, (json.dumps(message) + "\n").encode(), deadline)
             finally:
@@ -364,9 +465,9 @@ def _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout, t
                     _LIVE.discard(proc)
         seconds = round(time.monotonic() - start, 3)
         result = _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline,
-                          timeout, n_tests, test_timeout)
+                          timeout, n_tests, test_timeout, trusted, cells)
         if keep:
-            result["cells"] = _cell_outputs(out, token)
+            result["cells"] = _cell_outputs(out, token, len(cells))
             result["log"] = _read_log(stderr_path)
             result["raw"] = raw
             if result["status"] != "graded":
@@ -375,24 +476,31 @@ def _run_worker(notebook, episode, timeout, memory, extra_tests, cell_timeout, t
 
 
 def _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline, timeout,
-             n_tests, test_timeout) -> dict:
-    """The worker's result, or what its exit says (naming the cell it was running)."""
+             n_tests, test_timeout, trusted: Checkpoint, cells: list[str]) -> dict:
+    """The worker's result checked against the ``trusted`` checkpoint and the notebook's
+    code ``cells`` (:func:`_checked`), or what its exit says (naming the cell it was
+    running)."""
     if code is None:
         return {"status": "notebook-timeout", "seconds": seconds,
                 "message": f"the notebook did not finish within {deadline:g} s "
                            f"({timeout:g} s for its cells, {n_tests} tests of "
                            f"{test_timeout:g} s, {_SLACK:g} s to start): a cell that "
                            "ignores the time limit?" + _running(stderr_path)}
-    result = _last_json(out)
-    if isinstance(result, dict) and result.get("token") == token:
-        if "cell" not in result:
-            return result
-        result = None  # a cell's outputs (--keep), and then the worker died
+    try:
+        result = _last_json(out)
+        if isinstance(result, dict) and result.get("token") == token:
+            if "cell" not in result:
+                return _checked(result, trusted, cells)
+            result = None  # a cell's outputs (--keep), and then the worker died
+    except _Forged as exc:
+        return {"status": "tampered", "seconds": seconds,
+                "message": "the result is not one the grader's worker writes "
+                           f"({clean_text(str(exc), 300)}): the notebook wrote it?; no points"}
     if result is not None:
         return {"status": "tampered", "seconds": seconds,
                 "message": "the result was not written by the grader "
                            "(the notebook wrote one of its own?); no points"}
-    tail = stderr_path.read_bytes()[-4000:].decode("utf-8", "replace")
+    tail = _tail(stderr_path, 4000).decode("utf-8", "replace")
     last = next((line for line in reversed(tail.strip().splitlines())
                  if line.strip() and not line.startswith(LOG_PREFIX)), "")
     if sandbox is not None and sandbox.launcher == "bwrap" and code > 128:
@@ -453,21 +561,215 @@ def _read_log(stderr_path: Path) -> str:
     return data.decode("utf-8", "replace")
 
 
-def _cell_outputs(out: bytes, token: str) -> dict[int, dict]:
-    """The outputs of each cell that finished, from the worker's lines (``keep``)."""
+def _tail(path: Path, size: int) -> bytes:
+    """The last ``size`` bytes of the file ``path`` (b"" if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read(size)
+    except OSError:
+        return b""
+
+
+def _cell_outputs(out: bytes, token: str, n_cells: int) -> dict[int, dict]:
+    """The outputs of each cell that finished, from the worker's lines (``keep``), each
+    line parsed within :data:`_CELL_JSON`'s limits; a line that does not fit (another
+    token, a cell the notebook does not have, outputs that are not nbformat's) is
+    left out."""
     cells = {}
     for line in out.splitlines():
         if not line.startswith(b"{"):
             continue
         try:
-            item = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            item = loads(line, _CELL_JSON, "a cell's outputs")
+        except UntrustedJSONError:
             continue
-        if isinstance(item, dict) and item.get("token") == token and \
-                isinstance(item.get("cell"), int) and isinstance(item.get("outputs"), list):
-            cells[item["cell"]] = {"run": item.get("run"), "seconds": item.get("seconds"),
-                                   "outputs": item["outputs"]}
+        if not (isinstance(item, dict) and item.get("token") == token):
+            continue
+        cell, run, outputs = item.get("cell"), item.get("run"), item.get("outputs")
+        seconds = item.get("seconds")
+        if type(cell) is int and 0 <= cell < n_cells and type(run) is int and \
+                type(seconds) in (int, float) and type(outputs) is list and all(
+                    type(o) is dict and o.get("output_type") in _OUTPUT_TYPES
+                    for o in outputs):
+            cells[cell] = {"run": run, "seconds": seconds, "outputs": outputs}
     return cells
+
+
+# ------------------------------------------------------------ the worker's result, checked
+
+#: The most characters of one text of a worker's result that the grader keeps (a row's
+#: message or values, a cell's error): the worker's own are at most about 2,000.
+_TEXT_CHARS = 4000
+#: The most of a failing cell's source that a cell error quotes (as the worker cuts it).
+_SOURCE_CHARS = 2000
+#: Statuses a test's row can have: those of ``check()``, not a whole notebook's.
+_ROW_STATUSES = frozenset(STATUSES) - frozenset(NOTEBOOK_STATUSES)
+_OUTPUT_TYPES = frozenset({"stream", "display_data", "execute_result", "error"})
+_NONE = type(None)
+_MISSING = object()
+
+
+def _get(d: dict, key: str, kinds: tuple, where: str, default=_MISSING):
+    """``d[key]``, which must be exactly of one of ``kinds`` (a bool is no int here), or
+    ``default`` where the key is missing and there is one; :class:`_Forged` otherwise."""
+    if key not in d:
+        if default is _MISSING:
+            raise _Forged(f"{where} has no {key}")
+        return default
+    value = d[key]
+    if type(value) not in kinds:
+        raise _Forged(f"{where}: {key} is of type {type(value).__name__}, not "
+                      + " or ".join("None" if k is _NONE else k.__name__ for k in kinds))
+    return value
+
+
+def _count(d: dict, key: str, where: str, low: int, high: int, *, none: bool = False,
+           default=_MISSING) -> int | None:
+    """``d[key]``, an int from ``low`` to ``high`` (or None where ``none``)."""
+    value = _get(d, key, (int, _NONE) if none else (int,), where, default)
+    if value is not None and not low <= value <= high:
+        raise _Forged(f"{where}: {key} is {value}, not from {low} to {high}")
+    return value
+
+
+def _text(d: dict, key: str, where: str, default: str = "") -> str:
+    """``d[key]``, a str, capped and made safe to write (:func:`clean_text`)."""
+    return clean_text(_get(d, key, (str,), where, default), _TEXT_CHARS)
+
+
+def _shown(value) -> str:
+    """A value from the worker, quoted in a reason (short, safe to write)."""
+    return clean_text(repr(value)[:60], 60)
+
+
+def _checked(result: dict, trusted: Checkpoint, cells: list[str]) -> dict:
+    """The worker's ``result`` (it carries the token), rebuilt from what fits the
+    ``trusted`` checkpoint (its points applied) and the notebook's code ``cells``
+    (parsed by the grader); :class:`_Forged` naming what does not fit.
+
+    A row per test of the checkpoint, each once, with a status a test can have; the
+    points are the checkpoint's (a passing test's, or 0), and points, ``max_points``,
+    ``hidden`` or ``stretch`` the worker sends other than the checkpoint's are a
+    forgery. Cell errors name cells the notebook has, in order, with the ``In [n]``
+    each gets; their first line and source are the grader's own copy. Every text is
+    capped (:data:`_TEXT_CHARS`) and safe to write (:func:`clean_text`). Keys the
+    checkpoint has no use for are dropped."""
+    where = "the result"
+    seconds = _get(result, "seconds", (int, float), where, 0.0)
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise _Forged(f"{where}: seconds is {seconds}")
+    status = result.get("status")
+    if status in ("invalid-notebook", "tampered"):
+        return {"status": status, "seconds": seconds, "message": _text(result, "message", where)}
+    if status != "graded":
+        raise _Forged(f"{where}: status {_shown(status)} is none the worker writes")
+    _count(result, "code_cells", where, len(cells), len(cells))
+    body = _get(result, "result", (dict,), where)
+    rows = _checked_rows(_get(body, "rows", (list,), "the result's tests"), trusted)
+    runs = _run_numbers(cells)
+    errors, last = [], -1
+    for e in _get(result, "cell_errors", (list,), where, []):
+        errors.append(_checked_error(e, cells, runs, last))
+        last = errors[-1]["cell"]
+    redefined, seen = [], set()
+    for r in _get(result, "redefined", (list,), where, []):
+        redefined.append(_checked_redefinition(r, trusted, rows, len(runs), seen))
+    return {"status": "graded", "seconds": seconds, "code_cells": len(cells),
+            "cell_errors": errors, "redefined": redefined,
+            "limits": _text(result, "limits", where),
+            "result": CheckResult(trusted.lesson, trusted.title, rows).to_dict()}
+
+
+def _checked_rows(rows: list, trusted: Checkpoint) -> list[Row]:
+    """The rows of :func:`_checked`, in the checkpoint's order."""
+    tests = {t.name: t for t in trusted.tests}
+    if len(rows) != len(tests):
+        raise _Forged(f"{len(rows)} rows for the {len(tests)} tests of {trusted.lesson}")
+    found: dict[str, Row] = {}
+    for number, r in enumerate(rows, 1):
+        if type(r) is not dict:
+            raise _Forged(f"row {number} is a {type(r).__name__}, not a dict")
+        name = _get(r, "test", (str,), f"row {number}")
+        test = tests.get(name)
+        if test is None:
+            raise _Forged(f"row {number}: {_shown(name)} is no test of {trusted.lesson}")
+        if name in found:
+            raise _Forged(f"row {number}: a second row of test {name}")
+        where = f"the row of test {name}"
+        status = _get(r, "status", (str,), where)
+        if status not in _ROW_STATUSES:
+            raise _Forged(f"{where}: status {_shown(status)} is none a test can have")
+        points = test.points if status == "pass" else 0
+        for key, value in (("exercise", test.exercise), ("points", points),
+                           ("max_points", test.points), ("hidden", test.hidden),
+                           ("stretch", test.stretch)):
+            if key in r and (type(r[key]) is not type(value) or r[key] != value):
+                raise _Forged(f"{where}: {key} {_shown(r[key])} where the checkpoint "
+                              f"gives {value!r}")
+        cause = _text(r, "cause", where)
+        if cause and cause not in trusted.exercises:
+            raise _Forged(f"{where}: cause {_shown(cause)} is no exercise of "
+                          f"{trusted.lesson}")
+        found[name] = Row(test.name, test.exercise, status, points, test.points,
+                          expected=_text(r, "expected", where), got=_text(r, "got", where),
+                          hint=_text(r, "hint", where), message=_text(r, "message", where),
+                          hidden=test.hidden, call=_text(r, "call", where),
+                          diagnosis=_text(r, "diagnosis", where), cause=cause,
+                          stretch=test.stretch)
+    return [found[t.name] for t in trusted.tests]
+
+
+def _run_numbers(cells: list[str]) -> dict[int, int]:
+    """Code cell number -> its ``In [n]`` (empty cells are not run)."""
+    runs, n = {}, 0
+    for number, source in enumerate(cells):
+        if source.strip():
+            n += 1
+            runs[number] = n
+    return runs
+
+
+def _checked_error(e, cells: list[str], runs: dict[int, int], after: int) -> dict:
+    """A cell error of :func:`_checked`: a cell after ``after``, that runs."""
+    from stridegrad.course._worker import first_line
+
+    if type(e) is not dict:
+        raise _Forged(f"a cell error is a {type(e).__name__}, not a dict")
+    cell = _count(e, "cell", "a cell error", after + 1, len(cells) - 1)
+    where = f"the error of code cell {cell}"
+    if cell not in runs:
+        raise _Forged(f"{where}: that cell is empty, and never runs")
+    _count(e, "run", where, runs[cell], runs[cell])
+    source = cells[cell]
+    return {"cell": cell, "run": runs[cell], "first_line": first_line(source),
+            "source": source[:_SOURCE_CHARS], "error": _text(e, "error", where),
+            "line": _count(e, "line", where, 1, max(1, source.count("\n") + 1), none=True,
+                           default=None)}
+
+
+def _checked_redefinition(r, trusted: Checkpoint, rows: list[Row], last_run: int,
+                          seen: set[str]) -> dict:
+    """An entry of the result's ``redefined`` (:func:`_checked`): an exercise of the
+    checkpoint, once, in cells that run; its points are the rows'."""
+    if type(r) is not dict:
+        raise _Forged(f"a redefinition is a {type(r).__name__}, not a dict")
+    exercise = _get(r, "exercise", (str,), "a redefinition")
+    if exercise not in trusted.exercises or exercise in seen:
+        raise _Forged(f"a redefinition of {_shown(exercise)}: no exercise of "
+                      f"{trusted.lesson}, or a second one")
+    seen.add(exercise)
+    where = f"the redefinition of {exercise}"
+    mine = [row for row in rows if row.exercise == exercise]
+    max_points = sum(row.max_points for row in mine)
+    cells = {key: _count(r, key, where, 1, last_run, none=True, default=None)
+             for key in ("graded_in", "check_in", "earlier_in")}
+    return {"exercise": exercise, **cells, "points": sum(row.points for row in mine),
+            "max_points": max_points,
+            "earlier_points": _count(r, "earlier_points", where, 0, max_points, none=True,
+                                     default=None),
+            "earlier_passed": _get(r, "earlier_passed", (bool, _NONE), where, None)}
 
 
 def _rows_for_failure(checkpoint: Checkpoint, status: str, message: str) -> list[Row]:
@@ -481,14 +783,31 @@ def _now() -> str:
 
 def _grade_one(student_dir: Path, assignment: str, checkpoint: Checkpoint,
                keep_dir: Path | None = None, run_id: str = "", **run) -> StudentGrade | None:
+    """Grade one student's folder; whatever goes wrong in it is this student's row."""
     if _STOPPING.is_set():
         return None
-    g, out, path = _grade_notebook(student_dir, assignment, checkpoint, keep=bool(keep_dir),
-                                   **run)
+    try:
+        g, out, path = _grade_notebook(student_dir, assignment, checkpoint,
+                                       keep=bool(keep_dir), **run)
+    except Exception as exc:  # a bug of the grader's, met on this notebook
+        g, out, path = _grader_error(printable(student_dir.name), assignment, checkpoint,
+                                     exc), None, None
     g.graded_at = _now()
     if keep_dir is not None:
-        _keep(keep_dir / g.student, g, out, path, run_id)
+        try:
+            _keep(keep_dir / g.student, g, out, path, run_id)
+        except Exception as exc:
+            g.message += f"; --keep could not write its files: {clean_text(str(exc), 300)}"
     return g
+
+
+def _grader_error(student: str, assignment: str, checkpoint: Checkpoint,
+                  exc: Exception) -> StudentGrade:
+    """The row of a student whose grading raised ``exc``: no points, and the reason."""
+    why = clean_text(f"the grader failed on this notebook ({type(exc).__name__}: {exc}); "
+                     "no points: please report it to the course's maintainers", 1000)
+    return StudentGrade(student, assignment, "grader-error", why,
+                        _rows_for_failure(checkpoint, "grader-error", why))
 
 
 def _keep(folder: Path, g: StudentGrade, out: dict | None, path: Path | None,
@@ -496,7 +815,7 @@ def _keep(folder: Path, g: StudentGrade, out: dict | None, path: Path | None,
     """Write the student's executed notebook and worker log (``--keep``)."""
     head = [f"stridegrad grade: student {g.student}, {g.assignment}, run {run_id}, "
             f"graded {g.graded_at}",
-            f"notebook: {path if path is not None else 'none'}",
+            f"notebook: {printable(str(path)) if path is not None else 'none'}",
             f"result: {g.status}, {g.points}/{g.max_points} points in {g.seconds:.1f} s: "
             f"{g.message}",
             "worker log (lines of the worker start with "
@@ -519,39 +838,117 @@ def _keep(folder: Path, g: StudentGrade, out: dict | None, path: Path | None,
 
 def _runs(raw: bytes) -> dict[int, int]:
     """Code cell number -> its ``In [n]`` (empty cells are not run)."""
-    from stridegrad.course._worker import NotebookError, parse_code_cells
+    from stridegrad.course._worker import NotebookError
 
     try:
-        cells = parse_code_cells(raw, "notebook")
+        return _run_numbers(_code_cells(raw, "notebook"))
     except NotebookError:
         return {}
-    runs, n = {}, 0
-    for number, source in enumerate(cells):
-        if source.strip():
-            n += 1
-            runs[number] = n
-    return runs
 
 
-def _notebooks(student_dir: Path) -> list[Path]:
-    """Every notebook in a student's folder, at any depth (not Jupyter's checkpoints)."""
-    return sorted(p for p in student_dir.rglob("*.ipynb") if p.is_file() and not any(
-        part.startswith(".") for part in p.relative_to(student_dir).parts))
+def _ipynbs(listing: intake.Listing) -> list[intake.Entry]:
+    """The notebooks of a student's folder, at any depth the walk reached (a hidden
+    folder, such as Jupyter's checkpoints, is never walked), taken or not."""
+    return [e for e in listing.files if e.parts[-1].endswith(".ipynb")]
 
 
-def _match_score(path: Path, assignment: str, checkpoint: Checkpoint) -> tuple[int, int]:
-    """(exercises the notebook defines with ``def``/``class``, how well its name fits)."""
-    from stridegrad.course._worker import NotebookError, read_code_cells
+def _match_score(raw: bytes | None, name: str, assignment: str,
+                 checkpoint: Checkpoint) -> tuple[int, int]:
+    """(exercises the notebook ``raw`` defines with ``def``/``class``, how well its file
+    ``name`` fits the lesson); a notebook that cannot be read or parsed defines none."""
+    from stridegrad.course._worker import NotebookError
 
     try:
-        code = "\n".join(read_code_cells(path))
+        code = "\n".join(_code_cells(raw, name)) if raw is not None else ""
     except NotebookError:
         code = ""
     defined = sum(bool(re.search(rf"^\s*(def|class)\s+{re.escape(ex)}\b", code, re.MULTILINE))
                   for ex in checkpoint.exercises)
-    name = 3 if path.name == f"{assignment}.ipynb" else 2 if path.stem.startswith(
-        assignment) else 1 if path.stem.startswith(checkpoint.episode) else 0
-    return defined, name
+    stem = name.removesuffix(".ipynb")
+    fit = 3 if name == f"{assignment}.ipynb" else 2 if stem.startswith(
+        assignment) else 1 if stem.startswith(checkpoint.episode) else 0
+    return defined, fit
+
+
+#: The most notebooks of one student compared to pick one (each is read and parsed).
+_MAX_CANDIDATES = 50
+
+
+@dataclass
+class _Found:
+    """What :func:`_find` found in a student's folder: the notebook to grade (its path
+    and bytes) and why it was picked, or why none was (``status`` "no-notebook" or
+    "refused")."""
+
+    path: Path | None
+    raw: bytes | None
+    why: str
+    status: str = ""
+
+
+def _read(student_dir: Path, entry: intake.Entry) -> bytes | None:
+    try:
+        return intake.read_file(student_dir, entry.parts)
+    except intake.Refused:
+        return None
+
+
+def _find(student_dir: Path, assignment: str, checkpoint: Checkpoint) -> _Found:
+    """:func:`find_submission`, with the notebook's bytes, read as
+    :mod:`stridegrad.course.intake` reads (never through a link)."""
+    student = printable(student_dir.name)
+    listing = intake.list_folder(student_dir)
+    if listing.problem:
+        return _Found(None, None, f"the folder {student}/ is {listing.problem}: not graded "
+                                  f"({intake.TAKES})", "refused")
+    layout = next((e for e in listing.files if e.parts == (assignment, f"{assignment}.ipynb")),
+                  None)
+    # a notebook in a folder, or with a name, of another lesson (02_...) is that lesson's
+    candidates = [layout] if layout is not None else [
+        e for e in _ipynbs(listing) if not any(
+            (m := re.match(r"(\d\d)_", part)) and m.group(1) != checkpoint.episode
+            for part in e.parts)]
+    # the layout's folder as a link (to another student's, to solutions/) is refused too
+    candidates += [e for e in listing.files if e.parts == (assignment,) and e.problem]
+    usable = [e for e in candidates if not e.problem]
+    refused = [f"{student}/{e.shown} is {e.problem}" for e in candidates if e.problem]
+    notes = ([f"not taken: {'; '.join(refused[:5])}"] if refused else []) + (
+        [f"{student}/ {listing.cut}"] if listing.cut else [])
+    if not usable:
+        if refused:
+            return _Found(None, None, "; ".join(refused[:5]) + f": not graded ({intake.TAKES})",
+                          "refused")
+        others = [e.shown + (f" ({e.problem})" if e.problem else "") for e in listing.files]
+        why = (f"no notebook of {assignment} in {student}/"
+               + (f" (found: {', '.join(others[:5])})" if others else " (empty)"))
+        if listing.cut:
+            return _Found(None, None, f"{why}; {student}/ {listing.cut}", "refused")
+        return _Found(None, None, why, "no-notebook")
+    if len(usable) > _MAX_CANDIDATES:
+        return _Found(None, None, f"{student}/ holds {len(usable)} notebooks, more than the "
+                                  f"{_MAX_CANDIDATES} the grader compares: keep one, or name "
+                                  f"it {assignment}/{assignment}.ipynb", "refused")
+    if len(usable) == 1:
+        best = usable[0]
+        why = "" if best is layout else f"graded {best.shown} (the only notebook)"
+    else:
+        scores = {e: _match_score(_read(student_dir, e), e.parts[-1], assignment, checkpoint)
+                  for e in usable}
+        ranked = sorted(usable, key=lambda e: scores[e], reverse=True)
+        best = ranked[0]
+        if scores[ranked[1]] == scores[best]:
+            tied = [e.shown for e in ranked if scores[e] == scores[best]]
+            return _Found(None, None, f"{len(tied)} notebooks fit {assignment} equally "
+                                      f"({', '.join(tied)}): keep one, or name it "
+                                      f"{assignment}/{assignment}.ipynb", "no-notebook")
+        why = (f"graded {best.shown} (of {len(usable)} notebooks: it defines "
+               f"{scores[best][0]} of the {len(checkpoint.exercises)} exercises)")
+    try:
+        raw = intake.read_file(student_dir, best.parts)
+    except intake.Refused as exc:  # it changed since the walk
+        return _Found(None, None, f"{student}/{best.shown} is {exc}: not graded "
+                                  f"({intake.TAKES})", "refused")
+    return _Found(student_dir.joinpath(*best.parts), raw, "; ".join(filter(None, [why, *notes])))
 
 
 def find_submission(student_dir: Path, assignment: str,
@@ -559,59 +956,61 @@ def find_submission(student_dir: Path, assignment: str,
     """The notebook to grade in a student's folder and why it was picked, or None and why
     none was: ``<assignment>/<assignment>.ipynb``; else the only notebook in the folder
     (any name, any depth); else the one that defines the most of the lesson's exercises
-    (then the one whose name fits the lesson best); a tie picks none."""
-    expected = student_dir / assignment / f"{assignment}.ipynb"
-    if expected.is_file():
-        return expected, ""
-    # a notebook in a folder, or with a name, of another lesson (02_...) is that lesson's
-    found = [p for p in _notebooks(student_dir) if not any(
-        (m := re.match(r"(\d\d)_", part)) and m.group(1) != checkpoint.episode
-        for part in p.relative_to(student_dir).parts)]
-    if not found:
-        others = sorted(str(p.relative_to(student_dir)) for p in student_dir.rglob("*")
-                        if p.is_file())
-        return None, (f"no notebook of {assignment} in {student_dir.name}/"
-                      + (f" (found: {', '.join(others[:5])})" if others else " (empty)"))
-    rel = {p: str(p.relative_to(student_dir)) for p in found}
-    if len(found) == 1:
-        return found[0], f"graded {rel[found[0]]} (the only notebook)"
-    scores = {p: _match_score(p, assignment, checkpoint) for p in found}
-    ranked = sorted(found, key=lambda p: scores[p], reverse=True)
-    best = ranked[0]
-    if scores[ranked[1]] == scores[best]:
-        tied = [rel[p] for p in ranked if scores[p] == scores[best]]
-        return None, (f"{len(tied)} notebooks fit {assignment} equally ({', '.join(tied)}): "
-                      f"keep one, or name it {assignment}/{assignment}.ipynb")
-    return best, (f"graded {rel[best]} (of {len(found)} notebooks: it defines "
-                  f"{scores[best][0]} of the {len(checkpoint.exercises)} exercises)")
+    (then the one whose name fits the lesson best); a tie picks none. Only what
+    :mod:`stridegrad.course.intake` takes counts: a folder or notebook that is a link,
+    a hard link or too big is refused (None, and why), never followed or read."""
+    found = _find(Path(student_dir), assignment, checkpoint)
+    return found.path, found.why
 
 
 def _grade_notebook(student_dir: Path, assignment: str, checkpoint: Checkpoint,
                     **run) -> tuple[StudentGrade, dict | None, Path | None]:
     """(the grade, the worker's result or None, the notebook graded or None)."""
-    student = student_dir.name
-    path, picked = find_submission(student_dir, assignment, checkpoint)
-    if path is None:
-        return StudentGrade(student, assignment, "no-notebook", picked,
-                            _rows_for_failure(checkpoint, "no-notebook", picked)), None, None
-    out = run_notebook(path, checkpoint.episode, **run)
+    student = printable(student_dir.name)
+    found = _find(student_dir, assignment, checkpoint)
+    picked = found.why
+    if found.raw is None:
+        return StudentGrade(student, assignment, found.status, picked,
+                            _rows_for_failure(checkpoint, found.status, picked)), None, None
+    out = _run_raw(found.raw, found.path.name, checkpoint.episode, **run)
     if out["status"] != "graded":
-        message = out["message"] + (f"; {picked}" if picked else "")
-        return StudentGrade(student, assignment, out["status"], message,
-                            _rows_for_failure(checkpoint, out["status"], out["message"]),
-                            seconds=out.get("seconds", 0.0)), out, path
-    rows = [Row(**r) for r in out["result"]["rows"]]
-    errors = out.get("cell_errors", [])
+        why = clean_text(out["message"], _TEXT_CHARS)
+        return StudentGrade(student, assignment, out["status"],
+                            why + (f"; {picked}" if picked else ""),
+                            _rows_for_failure(checkpoint, out["status"], why),
+                            seconds=out.get("seconds", 0.0)), out, found.path
+    rows = [Row(**r) for r in out["result"]["rows"]]  # checked: the checkpoint's tests, points
+    errors = out["cell_errors"]
     message = (f"{len(errors)} of {out['code_cells']} code cells raised an error"
                if errors else f"all {out['code_cells']} code cells ran")
     return StudentGrade(student, assignment, "graded",
                         message + (f"; {picked}" if picked else ""), rows, errors,
-                        seconds=out.get("seconds", 0.0), picked=picked,
-                        redefined=out.get("redefined", [])), out, path
+                        seconds=out["seconds"], picked=picked,
+                        redefined=out["redefined"]), out, found.path
 
 
 def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
     return feedback_html(g, run_id, digest, NOTEBOOK_STATUSES)
+
+
+def _write_feedback(folder: Path, g: StudentGrade, run_id: str, digest: str,
+                    log: Callable[[str], None]) -> None:
+    """Write ``g``'s feedback page into ``folder``; a page that cannot be made (a bug
+    of the grader's, met on this student's result) is replaced by a short one that
+    says so, and the run goes on."""
+    import html
+
+    try:
+        page = _feedback_html(g, run_id, digest)
+    except Exception as exc:
+        why = clean_text(f"{type(exc).__name__}: {exc}", 300)
+        log(f"{g.student}: the feedback page could not be made ({why}); wrote a short one")
+        page = (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body>"
+                f"<p>{html.escape(g.assignment)}, {html.escape(g.student)}: "
+                f"{g.points} / {g.max_points} points ({html.escape(g.status)}). The grader "
+                f"could not make this page: {html.escape(why)}.</p></body></html>\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{g.assignment}.html").write_text(page, encoding="utf-8", errors="replace")
 
 
 def _discover(submitted: Path, checkpoint: Checkpoint) -> list[Path]:
@@ -620,22 +1019,32 @@ def _discover(submitted: Path, checkpoint: Checkpoint) -> list[Path]:
               "notebook per student folder")
     if not submitted.is_dir():
         raise GradeError(f"no folder {submitted} (expected {layout})")
-    students = sorted(p for p in submitted.iterdir()
-                      if p.is_dir() and not p.name.startswith("."))
+    if not intake.SUPPORTED:
+        raise GradeError("this system cannot open a file without following links (openat): "
+                         "grade on Linux or macOS")
+    try:
+        students = [submitted / name for name in intake.student_folders(submitted)]
+    except OSError as exc:
+        raise GradeError(f"cannot read {submitted}: {exc.strerror or exc}") from None
     if not students:
         raise GradeError(f"{submitted} has no student folders (expected {layout})")
     if any(s.name == assignment for s in students):
         raise GradeError(f"{submitted} holds a folder {assignment}/: it looks like one "
                          "student's folder; give the folder that holds the student folders "
                          f"({submitted.resolve().parent}?), or --student NAME to grade one")
-    found = [p for s in students for p in _notebooks(s)]
+    listings = {s: intake.list_folder(s) for s in students}
+    found = [(s, e) for s, listing in listings.items() for e in _ipynbs(listing)]
     if not found:
+        links = sum(bool(listing.problem) for listing in listings.values())
         raise GradeError(
-            f"none of the {len(students)} student folders in {submitted} holds a notebook "
-            f"(expected {layout}): wrong folder?")
-    if not any((s / assignment / f"{assignment}.ipynb").is_file() for s in students) and \
-            not any(any(_match_score(p, assignment, checkpoint)) for p in found):
-        names = sorted(str(p.relative_to(submitted)) for p in found)
+            f"none of the {len(students)} student folders in {submitted} holds a notebook"
+            + (f" ({links} of them are links, which the grader does not follow)"
+               if links else "") + f" (expected {layout}): wrong folder?")
+    layout_parts = (assignment, f"{assignment}.ipynb")
+    if not any(e.parts == layout_parts for _, e in found) and not any(
+            any(_match_score(_read(s, e), e.parts[-1], assignment, checkpoint))
+            for s, e in found):
+        names = sorted(f"{printable(s.name)}/{e.shown}" for s, e in found)
         raise GradeError(
             f"no notebook in {submitted} looks like {assignment} (none is named after it or "
             f"defines one of its exercises {', '.join(checkpoint.exercises)}; found "
@@ -739,6 +1148,8 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     ``points``: the instructor's points file (:mod:`stridegrad.course.points`); its
     overrides are part of the tests hash.
     """
+    # every line names students and quotes notebooks: no escape sequence reaches a terminal
+    log = terminal_log(log)
     submitted, out = Path(submitted), Path(out)
     for flag, value in (("--timeout", timeout), ("--cell-timeout", cell_timeout),
                         ("--test-timeout", test_timeout)):
@@ -826,20 +1237,18 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     except RecordError as exc:
         raise GradeError(str(exc)) from None
     for g in grades:
-        folder = out / "feedback" / g.student
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{g.assignment}.html").write_text(_feedback_html(g, run_id, digest),
-                                                     encoding="utf-8")
+        _write_feedback(out / "feedback" / g.student, g, run_id, digest, log)
 
     unsafe = "" if box else "  [no sandbox]"
     # max() of a list: an empty shard (or a Ctrl-C before the first notebook finished)
     # has no grades, and its table is the header alone
-    width = max([len("student"), *(len(g.student) for g in grades)])
+    width = max([len("student"), *(len(terminal_line(g.student)) for g in grades)])
     log(f"{'student'.ljust(width)}  {'points':>9}  {'notebook':<16}  notes")
     for g in grades:
         score = f"{g.points}/{g.max_points}"
         note = g.message if g.status != "graded" or g.cell_errors or g.picked else ""
-        log(f"{g.student.ljust(width)}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
+        name = terminal_line(g.student).ljust(width)
+        log(f"{name}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
     stale = sorted(r["student"] for r in totals if r["tests_hash"] != digest)
     if stale:
         log(f"warning: {len(stale)} student{'s' if len(stale) != 1 else ''} of {assignment} "

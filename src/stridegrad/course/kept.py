@@ -16,13 +16,20 @@ Per student, ``DIR/<student>/``:
 
 The worker runs in the sandbox, which cannot write here: it sends each cell's
 outputs to the grader as the cell finishes, and the grader writes the files, so a
-notebook that dies still leaves the outputs of the cells before.
+notebook that dies still leaves the outputs of the cells before. The submitted
+notebook is parsed within :data:`stridegrad.course.intake.NOTEBOOK_JSON`'s limits (a
+100,000-deep one is no notebook, and raises nothing), and a string the notebook
+holds that is no UTF-8 (a lone surrogate, ``"\\ud800"``) is written back as the
+same JSON escape.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from stridegrad.course._limits import UntrustedJSONError, loads
+from stridegrad.course.intake import NOTEBOOK_JSON
 
 __all__ = ["executed_notebook", "kept_paths", "write_kept"]
 
@@ -41,10 +48,11 @@ def executed_notebook(raw: bytes, cells: dict[int, dict], errors: list[dict],
     """The notebook ``raw`` with the outputs the worker sent (``cells``: code cell
     number -> run, outputs); a cell in ``errors`` that has no outputs says why
     (not run); ``running`` is the code cell a dead notebook was running. None if
-    ``raw`` is not a notebook."""
+    ``raw`` is not a notebook (or over :data:`~stridegrad.course.intake.NOTEBOOK_JSON`'s
+    limits)."""
     try:
-        nb = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        nb = loads(raw, NOTEBOOK_JSON, "the notebook")
+    except UntrustedJSONError:
         return None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None
@@ -76,6 +84,8 @@ def write_kept(folder: Path, assignment: str, notebook: dict | None, log: str) -
     if notebook is None:
         nb_path.unlink(missing_ok=True)
     else:
-        nb_path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n",
-                           encoding="utf-8")
-    log_path.write_text(log, encoding="utf-8")
+        # a lone surrogate cannot be UTF-8: backslashreplace writes it as \udXXX, which
+        # inside a JSON string is the very escape the notebook had
+        nb_path.write_bytes((json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+                            .encode("utf-8", "backslashreplace"))
+    log_path.write_text(log, encoding="utf-8", errors="replace")

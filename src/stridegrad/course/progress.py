@@ -6,6 +6,12 @@ notebook finishes and once a second while it waits; :class:`ProgressLine` shows 
 the way ``pip`` and ``tqdm`` do: on a terminal, one line rewritten in place (cut
 to the terminal's width, so it never wraps); in a log file or CI, a plain line
 at each tenth of the batch and at least every 10 s, so a log stays short.
+
+The students' names in a line are folder names, as a notebook's submitter chose
+them: their control characters and escape sequences are stripped
+(:func:`~stridegrad.course._sinks.terminal_line`), so that a name cannot move the
+cursor or redraw the line; the only control characters written are this module's
+own (``\r`` and erase-to-end-of-line on a terminal).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
+
+from stridegrad.course._sinks import terminal_line
 
 __all__ = ["Progress", "ProgressLine"]
 
@@ -44,9 +52,9 @@ class Progress:
                  f"{self.not_graded} not graded",
                  f"{minutes}:{seconds:02d} elapsed"]
         if self.slowest is not None:
-            parts.append(f"slowest: {self.slowest[0]} {self.slowest[1]:.1f} s")
+            parts.append(f"slowest: {terminal_line(self.slowest[0])} {self.slowest[1]:.1f} s")
         if self.last:
-            parts.append(f"last: {self.last}")
+            parts.append(f"last: {terminal_line(self.last)}")
         return "  ".join(parts)
 
 

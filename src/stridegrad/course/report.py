@@ -12,10 +12,10 @@ started yet comes last, marked "optional", not as a failure.
 
 from __future__ import annotations
 
-import html
 import textwrap
 from collections.abc import Iterable
 
+from stridegrad.course._sinks import html_text, terminal_text
 from stridegrad.course.checks import FUNCTION_STATUSES, STATUSES, CheckResult, Row
 
 __all__ = ["PILL", "TEXT_WIDTH", "display_rows", "result_html", "result_text", "rows_html",
@@ -107,11 +107,11 @@ def display_rows(rows: Iterable[Row]) -> list[dict]:
 
 
 def summary_line(result: CheckResult) -> str:
-    """``checkpoint 01 (flat storage): 20/26 points, 20 of 26 tests pass``, and the
+    """``lesson 01 (flat storage): 20/26 points, 20 of 26 tests pass``, and the
     optional stretch exercises apart: ``; stretch: 2/5, optional``."""
     main = [r for r in result.rows if not r.stretch]
     stretch = [r for r in result.rows if r.stretch]
-    what = f"checkpoint {result.lesson.split('_', 1)[0]} ({result.title})"
+    what = f"lesson {result.lesson.split('_', 1)[0]} ({result.title})"
     if result.exercise:
         what += f", exercise {result.exercise}"
     parts = []
@@ -127,8 +127,10 @@ def summary_line(result: CheckResult) -> str:
 def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
     """``text`` on lines of at most ``width`` characters, the first starting with
     ``first`` and the others with ``rest``; nothing is dropped (a word longer than a
-    line is split across lines)."""
-    return textwrap.wrap(" ".join(str(text).split()), width, initial_indent=first,
+    line is split across lines). Control characters and escape sequences of a value
+    from a notebook are stripped (:func:`~stridegrad.course._sinks.terminal_text`):
+    the table is printed on terminals."""
+    return textwrap.wrap(" ".join(terminal_text(text).split()), width, initial_indent=first,
                          subsequent_indent=rest, break_on_hyphens=False,
                          break_long_words=True, drop_whitespace=True) or [first.rstrip()]
 
@@ -172,8 +174,9 @@ PILL = "padding:1px 6px;border-radius:3px;white-space:nowrap"
 def rows_html(rows: Iterable[Row]) -> str:
     """An HTML ``<table>`` of rows (inline styles only: it must survive nbviewer,
     Colab and a feedback file opened from disk). A passing row is one line with no
-    empty cells drawn."""
-    esc = html.escape
+    empty cells drawn. Every value is escaped
+    (:func:`~stridegrad.course._sinks.html_text`)."""
+    esc = html_text
     out = ['<table style="border-collapse:collapse;font-size:13px">',
            "<thead><tr>" + "".join(
                f'<th style="text-align:left;padding:3px 8px;border-bottom:1px solid #999">{h}</th>'
@@ -193,7 +196,8 @@ def rows_html(rows: Iterable[Row]) -> str:
         badge = f'<span style="{style};{PILL}">{mark} {esc(s["result"])}</span>'
         head = (f"<td {cell}><code>{esc(s['test'])}</code></td>"
                 f"<td {cell}>{badge}</td>"
-                f'<td {cell[:-1]};white-space:nowrap">{s["points"]}/{s["max_points"]}</td>')
+                f'<td {cell[:-1]};white-space:nowrap">{esc(s["points"])}/{esc(s["max_points"])}'
+                "</td>")
         if ok:
             out.append(f'<tr>{head}<td colspan="4" {cell}></td></tr>')
             continue
@@ -210,7 +214,7 @@ def rows_html(rows: Iterable[Row]) -> str:
 
 
 def result_html(result: CheckResult) -> str:
-    head = html.escape(summary_line(result))
+    head = html_text(summary_line(result))
     style = _STYLE_OK if result.passed else _STYLE_BAD
     return (f'<div><p style="{style};padding:4px 8px;margin:4px 0"><b>{head}</b></p>\n'
             f"{rows_html(result.rows)}</div>")

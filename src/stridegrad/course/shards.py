@@ -29,7 +29,6 @@ students, the folders and both hashes, unless ``allow_mixed_tests``.
 
 from __future__ import annotations
 
-import csv
 import datetime
 import hashlib
 import re
@@ -39,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stridegrad.course._sinks import DictReader, terminal_log
 from stridegrad.course.gradebook import (
     GRADES_COLUMNS,
     ROSTER,
@@ -147,9 +147,10 @@ def _read_source(path: Path, label: str) -> _Source:
 
 def _read_any(path: Path) -> tuple[tuple[str, ...], list[dict]]:
     """Another per-student CSV of a lesson folder (``exercises.csv``...): its columns must
-    name the student and the run, as the grader's files do."""
+    name the student and the run, as the grader's files do; its values as written (the
+    ``'`` that neutralised a formula-like cell taken off, as :func:`read_rows` does)."""
     with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
+        reader = DictReader(f)
         rows = list(reader)
         columns = tuple(reader.fieldnames or ())
     if not {"student", "run_id"} <= set(columns):
@@ -176,6 +177,7 @@ def merge_gradebooks(inputs: list[Path], out: Path, *, allow_mixed_tests: bool =
     (:class:`~stridegrad.course.gradebook.RecordError`, naming the folder, the file,
     or the students, lessons and tests hashes).
     """
+    log = terminal_log(log)  # the lines name students, as their folders are named
     out = Path(out)
     if not inputs:
         raise RecordError("give at least one gradebook folder to merge")
