@@ -125,3 +125,13 @@ def test_a_reader_that_goes_away_stops_the_output_quietly():
         os.close(write_end)
     assert "Broken pipe" not in writer.stderr and "Traceback" not in writer.stderr, writer.stderr
     assert writer.returncode == 141
+
+
+def test_an_error_naming_a_file_prints_no_escape_sequence(tmp_path, capsys):
+    """A student's file name with an ANSI escape in it reaches the terminal without it
+    (it could redraw the line above)."""
+    bad = tmp_path / "evil\x1b[2K\rname.npz"
+    bad.write_bytes(b"")
+    assert cli.main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err and "name.npz is not a notebook" in err

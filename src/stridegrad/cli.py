@@ -99,8 +99,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(command: str, message: str, code: int) -> int:
-    """One error style for every subcommand, the one argparse uses for bad arguments."""
-    print(f"stridegrad {command}: error: {message}", file=sys.stderr)
+    """One error style for every subcommand, the one argparse uses for bad arguments.
+    The message may name students' files or folders: it is printed without their
+    control characters and escape sequences (:func:`stridegrad.course._sinks.terminal_text`)."""
+    from stridegrad.course._sinks import terminal_text
+
+    print(f"stridegrad {command}: error: {terminal_text(message)}", file=sys.stderr)
     return code
 
 

@@ -113,10 +113,12 @@ def run(args) -> int:
                        points=args.points)
     if out["status"] != "graded":
         raise CommandError(f"{path}: {out['message']}", code=1)
-    for e in out.get("cell_errors", []):
-        print(f"{cell_name(e)}\n    raised {e['error']}"
-              + (f" (line {e['line']})" if e.get("line") else ""))
-        print(cell_quote(e))
+    from stridegrad.course._sinks import terminal_text
+
+    for e in out.get("cell_errors", []):  # the notebook's own text: no escape sequences
+        print(terminal_text(f"{cell_name(e)}\n    raised {e['error']}"
+                            + (f" (line {e['line']})" if e.get("line") else "")))
+        print(terminal_text(cell_quote(e)))
     result = CheckResult.from_dict(out["result"])
     print(result)
     for r in out.get("redefined", []):
