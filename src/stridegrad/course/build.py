@@ -886,8 +886,11 @@ def reference_namespace(lesson: Lesson) -> dict[str, Any]:
     """The reference implementation of every exercise of a lesson, by name: the lesson's
     solutions module (:func:`solutions_module`, the library function for a library
     exercise, the solution cell for an inline one, with the setup cell's imports), made
-    from the course source as it is now, not from the module the last build wrote."""
+    from the course source as it is now, not from the module the last build wrote, and
+    run in ``__main__`` as a notebook's cells are."""
     built = build_lesson(lesson, execute=False)
-    scope: dict[str, Any] = {"__name__": f"stridegrad.course.solutions.ep{lesson.episode}"}
+    # run as a notebook runs its cells (in ``__main__``): the inline exercises are then
+    # the learner's own to check(), as a notebook's definitions are
+    scope: dict[str, Any] = {"__name__": "__main__"}
     exec(compile(built.solutions_module(), f"<{lesson.stem}: solutions>", "exec"), scope)
     return {name: scope[name] for name in built.exercises}
