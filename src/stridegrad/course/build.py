@@ -312,19 +312,24 @@ def _top_level_names(source: str) -> set[str]:
     return names
 
 
-def _free_names(source: str) -> set[str]:
-    """Global names a function's source reads (annotations included)."""
-    fdef = ast.parse(source).body[0]
+def _names_read(fdef: ast.AST) -> set[str]:
+    """Global names a function or class definition reads (annotations included)."""
     # parameters of the function and of any nested function or lambda are local
     loads, local = set(), {a.arg for a in ast.walk(fdef) if isinstance(a, ast.arg)}
     for node in ast.walk(fdef):
         if isinstance(node, ast.Name):
             (loads if isinstance(node.ctx, ast.Load) else local).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not fdef:
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node is not fdef:
             local.add(node.name)
         elif isinstance(node, ast.alias):
             local.add((node.asname or node.name).split(".")[0])
     return loads - local - set(dir(builtins)) - {fdef.name}
+
+
+def _free_names(source: str) -> set[str]:
+    """Global names a function's source reads (annotations included)."""
+    return _names_read(ast.parse(source).body[0])
 
 
 # --------------------------------------------------------------------------- notebooks
@@ -574,23 +579,11 @@ from the library, whose own function it is.
 def _unbound_names(source: str) -> list[str]:
     """Global names that the functions and classes of a module read but the module
     never binds (nor builtins do): what an exercise needs from a cell left out."""
-    tree = ast.parse(source)
     bound = _top_level_names(source)
     missing: set[str] = set()
-    for node in tree.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
-        loads = set()
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name):
-                (loads if isinstance(sub.ctx, ast.Load) else local).add(sub.id)
-            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
-                    and sub is not node:
-                local.add(sub.name)
-            elif isinstance(sub, ast.alias):
-                local.add((sub.asname or sub.name).split(".")[0])
-        missing |= loads - local - bound - set(dir(builtins))
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            missing |= _names_read(node) - bound
     return sorted(missing)
 
 
