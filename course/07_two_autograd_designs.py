@@ -326,8 +326,8 @@ print("design A keeps interior grads:", za._prev[0])
 # - **A, capturing output**: micrograd's closures (`CapturingValue`);
 # - **A, capturing inputs**: lesson 06's `Value`;
 # - **B, nodes and edges**: this lesson's `Var`, `var_mul` and `run_backward`;
-# - **library**: `sg.Value`, design A tuned (closures that capture plain
-#   numbers and return gradients).
+# - **library**: `sg.Value`, design A tuned (no closure per node: one shared
+#   rule per operation, given the numbers the node saved, returns gradients).
 
 # %%
 def build_values(make, n):
@@ -434,9 +434,9 @@ for name, t, m in rows:
 #   less. The differences come mostly from how many Python objects and calls
 #   an operation makes (micrograd's operator builds its closure inline, ours
 #   calls `mul`, which calls `Value`), not from the design. The library's
-#   `sg.Value` was faster, from barely (1.1x) to about four times: its
-#   closures capture plain numbers, so there are fewer objects to allocate
-#   and free.
+#   `sg.Value` was faster in every run, from about one and a half to five
+#   times: each of its nodes is one object (no closure, no cells), so there
+#   are fewer objects to allocate and free.
 # - **Cycles.** The capturing design's real cost does not show in one build:
 #   in a training loop its garbage piles up between collections, and every
 #   collection that reaches it has to walk it.

@@ -11,11 +11,12 @@ def test_probe_finds_a_micrograd_style_cycle(collector_finds):
     try:
         def node_with_a_cycle():
             out = Value(2.0) * Value(3.0)
+            node = {"out": out}  # micrograd's node: a __dict__ holding its closure
 
-            def _backward():  # captures its own output, as micrograd does
-                return out
+            def _backward():  # captures its own node, as micrograd's captures out
+                return node
 
-            out._backward = _backward
+            node["_backward"] = _backward
             return out
 
         v = node_with_a_cycle()

@@ -151,6 +151,25 @@ def test_pow_zero_exponent_has_zero_gradient_at_zero():
     assert v.grad == 0.0
 
 
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_backward_closure_gives_what_backward_sends(name):
+    # ``_backward`` is made on request from the node's rule and saved numbers;
+    # the engine applies the same rule (+ and * written out): both must agree.
+    f_value, _, strategies = OPS[name]
+    xs = [1.3, 0.7][: len(strategies)]
+    vs = [Value(x) for x in xs]
+    out = f_value(*vs)
+    out.backward()
+    sent = out._backward(1.0)
+    sent = sent if isinstance(sent, tuple) else (sent,)
+    assert len(sent) == len(out._prev)
+    by_input: dict[int, float] = {}
+    for child, g in zip(out._prev, sent):
+        by_input[id(child)] = by_input.get(id(child), 0.0) + g
+    for child in out._prev:
+        assert child.grad == pytest.approx(by_input[id(child)], rel=1e-12), name
+
+
 # ---------------------------------------------------------------- the worked example
 
 
@@ -166,6 +185,61 @@ def test_worked_example_of_episode_6():
     assert b.grad == 2.0
     assert [wi.grad for wi in w] == [8.0, 6.0, 4.0]
     assert prediction.grad == 2.0
+
+
+# ---------------------------------------------------------------- micrograd's own tests
+# micrograd's test/test_engine.py, on our Value. micrograd checks against PyTorch;
+# PyTorch's answers are written in (float64, as micrograd's test asks for), and
+# micrograd's own engine runs the same code when it is installed.
+
+
+def _micrograd_sanity_check(V):
+    x = V(-4.0)
+    z = 2 * x + 2 + x
+    q = z.relu() + z * x
+    h = (z * z).relu()
+    y = h + q + q * x
+    y.backward()
+    return y.data, x.grad
+
+
+def _micrograd_more_ops(V):
+    a = V(-4.0)
+    b = V(2.0)
+    c = a + b
+    d = a * b + b**3
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    f = e**2
+    g = f / 2.0
+    g += 10.0 / f
+    g.backward()
+    return g.data, a.grad, b.grad
+
+
+def test_micrograd_sanity_check():
+    y, x_grad = _micrograd_sanity_check(Value)
+    assert y == -20.0  # PyTorch's, exactly, as micrograd's test asks
+    assert x_grad == 46.0
+
+
+def test_micrograd_more_ops():
+    tol = 1e-6  # micrograd's tolerance
+    g, a_grad, b_grad = _micrograd_more_ops(Value)
+    assert abs(g - 24.70408163265306) < tol  # PyTorch's numbers
+    assert abs(a_grad - 138.83381924198252) < tol
+    assert abs(b_grad - 645.5772594752186) < tol
+
+
+def test_micrograd_tests_agree_with_micrograd():
+    engine = pytest.importorskip("micrograd.engine")  # optional: pip install -e '.[bench]'
+    assert _micrograd_sanity_check(Value) == _micrograd_sanity_check(engine.Value)
+    ours = _micrograd_more_ops(Value)
+    theirs = _micrograd_more_ops(engine.Value)
+    assert ours == pytest.approx(theirs, rel=1e-12)
 
 
 # ---------------------------------------------------------------- accumulation and order
@@ -225,6 +299,28 @@ def test_backward_twice_accumulates_in_leaves_only():
     loss.backward()
     assert (a.grad, b.grad) == (2 * first[0], 2 * first[1])
     assert c.grad == first[2]  # interior nodes hold this call's gradient
+
+
+def test_backward_after_a_failed_backward():
+    # A backward that raises leaves its marks in the grads of the nodes it did
+    # not reach; the next backward must not take them for its own.
+    a, b = Value(2.0), Value(3.0)
+    m = a * b
+    bad = (Value(0.0) ** 0.5) * m
+    with pytest.raises(ZeroDivisionError, match="infinite"):
+        bad.backward()
+    a.grad = b.grad = 0.0
+    (m * 2.0).backward()
+    assert (a.grad, b.grad, m.grad) == (6.0, 4.0, 2.0)
+
+
+def test_gradients_are_plain_floats():
+    x = Value(0.5)
+    y = x * x
+    root = (y + y.tanh()) * y.relu()
+    root.backward()
+    for node in (root, *root._prev, y, x):
+        assert type(node.grad) is float, node
 
 
 def test_backward_of_a_leaf():
@@ -290,6 +386,36 @@ def test_graph_is_freed_without_the_cycle_collector(collector_finds):
         assert collector_finds() == [], "the graph left reference cycles for the collector"
     finally:
         gc.enable()
+
+
+def test_a_node_is_one_object():
+    # What the cycle collector tracks per node: the node itself, nothing else
+    # of its own. It refers to its inputs, to its rule (one function shared by
+    # every node of its kind) and to numbers, which the collector ignores.
+    a, b, c, d = Value(1.5), Value(-2.0), Value(0.5), Value(3.0)
+    for make in (lambda x, y: x * y, lambda x, y: x + y, lambda x, y: x / y,
+                 lambda x, y: (x * 2.0).tanh(), lambda x, y: 1 / x, lambda x, y: x**3):
+        out, other = make(a, b), make(c, d)
+        tracked = [r for r in gc.get_referents(out) if gc.is_tracked(r) and r is not Value]
+        assert sorted(map(id, tracked)) == sorted(map(id, [*set(out._prev), out._rule]))
+        assert out._rule is other._rule  # shared, not made per node
+        assert out._op == other._op
+
+
+def test_backward_allocates_no_object_per_node():
+    x = Value(1.0)
+    y = x
+    for _ in range(20_000):
+        y = (y * 1.0001).relu()
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.get_count()[0]
+        y.backward()
+        made = gc.get_count()[0] - before
+    finally:
+        gc.enable()
+    assert made < 100, f"backward over 40,000 nodes made {made} tracked objects"
 
 
 def test_closures_hold_no_values():

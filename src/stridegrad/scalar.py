@@ -1,23 +1,38 @@
 """The scalar reverse-mode autograd engine of episode 6.
 
 A :class:`Value` wraps one Python float. Every operation on Values makes a new
-Value that remembers its inputs, a label, and a *backward closure*: a small
-function that knows the local derivatives of that one operation and maps the
-output's gradient to its inputs' gradients. ``loss.backward()`` orders the graph
-so that every node comes after all the nodes that use it (a topological order),
-then walks it from the loss down, calling each closure and adding what it
-returns into its inputs' ``grad``.
+Value that remembers its inputs, the *rule* of its operation and the numbers
+that rule needs. A rule is a small module-level function, one per kind of
+operation (not one per node): ``rule(g, x, y)`` maps the output's gradient ``g``
+to its inputs' gradients, given the two numbers ``x`` and ``y`` the node saved
+when it was made (``a.data`` and ``b.data`` for ``a * b``; the constant ``c``
+for ``a * c``; the result ``t`` for ``tanh``). ``loss.backward()`` orders the
+graph so that every node comes after all the nodes that use it (a topological
+order), then walks it from the loss down, applying each node's rule and adding
+what it returns into its inputs' ``grad``.
 
-Two choices differ from micrograd, and both are what episode 6 is about:
+Three choices differ from micrograd. The first two are what episode 6 is
+about; the third is for speed (issue #30: ``stridegrad bench`` times micrograd's
+demo step on both engines).
 
 * The topological sort uses an explicit stack, not recursion, so a chain of
   100,000 operations works at Python's default recursion limit.
-* A closure never captures a Value, only the numbers it needs; the engine
-  passes the output's gradient in (``node._backward(node.grad)``) and routes the
-  result to the inputs. micrograd's closures capture their own output ``out``,
-  so each node is a reference cycle ``out -> closure -> out``: every graph then
-  outlives its loss until the cycle collector finds it, which is most of why
-  micrograd is slow. Here a graph is freed the moment its loss is dropped.
+* Nothing a node keeps for its backward is a Value other than its inputs, and
+  nothing refers back to the node: micrograd's closures capture their own
+  output ``out``, so each node is a reference cycle ``out -> closure -> out``,
+  and every graph then outlives its loss until the cycle collector finds it,
+  which is most of why micrograd is slow. Here a graph is freed the moment its
+  loss is dropped.
+* A node is one object. micrograd's ``a * b`` makes seven that the cycle
+  collector tracks (the Value, its ``_prev`` set, the closure, its three cells
+  and their tuple); an earlier version of this engine made two (the Value and a
+  closure). The collector runs after every 700 new tracked objects and, every
+  hundred runs or so, walks all live objects, the graph being built included,
+  so the objects per node set how often it runs and how long it takes: it was
+  more than half the time of a training step. The backward pass allocates no
+  object per node either (see :func:`_topological_order`), and it runs the
+  rules of ``+`` and ``*``, most of a network's nodes, inline, the others by a
+  call.
 
 The attributes a graph drawer reads:
 
@@ -29,8 +44,14 @@ The attributes a graph drawer reads:
 ``_op``        str label of the operation that made the node (``"+"``, ``"*"``,
                ``"/"``, ``"**2"``, ``"exp"``, ``"log"``, ``"tanh"``, ``"relu"``,
                ``"sigmoid"``); ``""`` for a leaf
-``_backward``  the closure ``f(out_grad)``: returns the gradient for the one input
-               (a float) or the pair for two inputs; ``None`` for a leaf
+``_backward``  the node's backward as a closure ``f(out_grad)``, made on request
+               from its rule and saved numbers: returns the gradient for the one
+               input (a float) or the pair for two inputs; ``None`` for a leaf.
+               It captures numbers and the rule, never a Value.
+
+The saved numbers are those of the forward pass: changing a leaf's ``data``
+between an operation and ``backward()`` does not change the gradients that
+operation sends back (as the closures of earlier versions captured them).
 """
 
 from __future__ import annotations
@@ -46,21 +67,88 @@ _log = math.log
 _tanh = math.tanh
 
 
-# Operations whose local derivatives are constants share one module-level
-# function instead of making a closure per node.
-def _through(g: float) -> float:
-    """Backward of ``v + c`` and of a relu that is on: d/dv = 1."""
-    return g
+# ------------------------------------------------------------------ the rules
+# One function per kind of node, named _d_<operation> (_c: with a constant):
+# rule(g, x, y) -> the input's gradient (one input) or the pair (two inputs),
+# where x and y are the numbers the node saved and g is its own gradient.
 
 
-def _through_both(g: float) -> tuple[float, float]:
-    """Backward of ``a + b``: d/da = d/db = 1."""
+def _d_add(g: float, x, y) -> tuple[float, float]:
+    """``a + b``: d/da = d/db = 1."""
     return g, g
 
 
-def _blocked(g: float) -> float:
-    """Backward of a relu that is off: d/dv = 0."""
+def _d_add_c(g: float, x, y) -> float:
+    """``a + c``: d/da = 1."""
+    return g
+
+
+def _d_mul(g: float, x: float, y: float) -> tuple[float, float]:
+    """``a * b`` with x = a.data, y = b.data: d/da = b, d/db = a."""
+    return y * g, x * g
+
+
+def _d_mul_c(g: float, x: float, y) -> float:
+    """``a * c`` with x = c: d/da = c."""
+    return x * g
+
+
+def _d_div(g: float, x: float, y: float) -> tuple[float, float]:
+    """``a / b`` with x = a.data, y = b.data: d/da = 1/b, d/db = -a/b**2."""
+    return g / y, -g * x / (y * y)
+
+
+def _d_div_c(g: float, x: float, y) -> float:
+    """``a / c`` with x = c: d/da = 1/c."""
+    return g / x
+
+
+def _d_c_div(g: float, x: float, y: float) -> float:
+    """``c / a`` with x = c, y = a.data: d/da = -c/a**2."""
+    return -g * x / (y * y)
+
+
+def _d_pow(g: float, x, y: float) -> float:
+    """``a ** k`` with x = k, y = a.data: d/da = k a**(k-1)."""
+    return _pow_grad(y, x, g)
+
+
+def _d_exp(g: float, x: float, y) -> float:
+    """``exp(a)`` with x = e**a: d/da = e**a."""
+    return x * g
+
+
+def _d_log(g: float, x: float, y) -> float:
+    """``log(a)`` with x = a.data: d/da = 1/a."""
+    return g / x
+
+
+def _d_tanh(g: float, x: float, y) -> float:
+    """``tanh(a)`` with x = tanh(a): d/da = 1 - tanh(a)**2."""
+    return (1.0 - x * x) * g
+
+
+def _d_relu_on(g: float, x, y) -> float:
+    """``relu(a)`` for a > 0: d/da = 1."""
+    return g
+
+
+def _d_relu_off(g: float, x, y) -> float:
+    """``relu(a)`` for a <= 0 (and NaN): d/da = 0."""
     return 0.0
+
+
+def _d_sigmoid(g: float, x: float, y) -> float:
+    """``sigmoid(a)`` with x = sigmoid(a): d/da = s (1 - s)."""
+    return x * (1.0 - x) * g
+
+
+# the label ``_op`` of each rule's nodes (``a ** k`` makes its own: ``"**k"``)
+_LABELS = {
+    _d_add: "+", _d_add_c: "+", _d_mul: "*", _d_mul_c: "*", _d_div: "/", _d_div_c: "/", _d_c_div: "/",
+    _d_exp: "exp", _d_log: "log", _d_tanh: "tanh", _d_relu_on: "relu",
+    _d_relu_off: "relu", _d_sigmoid: "sigmoid",
+}
 
 
 def _as_float(x: object, what: str) -> float:
@@ -81,18 +169,19 @@ class Value:
     ``_backward``.
     """
 
-    # Inputs live in two slots rather than a tuple: one object fewer per node
-    # for the cycle collector to walk (it walks every live object, cycles or
-    # not). ``_b`` is None for one-input operations, ``_a`` is None for leaves.
-    __slots__ = ("__weakref__", "_a", "_b", "_backward", "_op", "data", "grad")
+    # A node is this one object: inputs in two slots rather than a tuple (``_b``
+    # is None for one-input operations, ``_a`` for leaves), its rule (None for a
+    # leaf) and the two numbers the rule needs (None where unused).
+    __slots__ = ("__weakref__", "_a", "_b", "_rule", "_x", "_y", "data", "grad")
 
     def __init__(self, data) -> None:
         self.data = data if type(data) is float else _as_float(data, "Value data")
         self.grad = 0.0
         self._a = None
         self._b = None
-        self._op = ""
-        self._backward = None
+        self._rule = None
+        self._x = None
+        self._y = None
 
     @property
     def _prev(self) -> tuple[Value, ...]:
@@ -103,16 +192,32 @@ class Value:
             return (self._a,)
         return (self._a, self._b)
 
+    @property
+    def _op(self) -> str:
+        """The label of the operation that made this node; ``""`` for a leaf."""
+        rule = self._rule
+        if rule is None:
+            return ""
+        if rule is _d_pow:
+            return f"**{self._x}"
+        return _LABELS[rule]
+
+    @property
+    def _backward(self):
+        """This node's backward as a closure ``f(out_grad)``; None for a leaf."""
+        rule = self._rule
+        if rule is None:
+            return None
+        x = self._x
+        y = self._y
+        return lambda g: rule(g, x, y)
+
     def __repr__(self) -> str:
-        if self._op:
+        if self._rule is not None:
             return f"Value(data={self.data!r}, grad={self.grad!r}, op={self._op!r})"
         return f"Value(data={self.data!r}, grad={self.grad!r})"
 
     # -------------------------------------------------------------- primitives
-    # A closure gets the numbers it needs as default arguments, bound when the
-    # node is made. Closure cells would add three objects per node for the cycle
-    # collector to track (two cells and their tuple); a defaults tuple is one,
-    # and the collector stops tracking it once it sees it holds only floats.
 
     def __add__(self, other):
         if isinstance(other, Value):
@@ -122,11 +227,12 @@ class Value:
             out.grad = 0.0
             out._a = self
             out._b = other
-            out._op = "+"
-            out._backward = _through_both
+            out._rule = _d_add
+            out._x = None
+            out._y = None
             return out
-        if isinstance(other, Real):
-            return _node(self.data + float(other), self, None, "+", _through)
+        if type(other) is float or type(other) is int or isinstance(other, Real):
+            return _node(self.data + float(other), self, None, _d_add_c, None, None)
         return NotImplemented
 
     def __mul__(self, other):
@@ -138,12 +244,13 @@ class Value:
             out.grad = 0.0
             out._a = self
             out._b = other
-            out._op = "*"
-            out._backward = lambda g, a=a, b=b: (b * g, a * g)
+            out._rule = _d_mul
+            out._x = a
+            out._y = b
             return out
-        if isinstance(other, Real):
+        if type(other) is float or type(other) is int or isinstance(other, Real):
             c = float(other)
-            return _node(self.data * c, self, None, "*", lambda g, c=c: c * g)
+            return _node(self.data * c, self, None, _d_mul_c, c, None)
         return NotImplemented
 
     def __truediv__(self, other):
@@ -154,12 +261,12 @@ class Value:
             b = other.data
             if b == 0.0:
                 raise ZeroDivisionError(f"division by zero: {self!r} / {other!r}")
-            return _node(a / b, self, other, "/", lambda g, a=a, b=b: (g / b, -g * a / (b * b)))
+            return _node(a / b, self, other, _d_div, a, b)
         if isinstance(other, Real):
             c = float(other)
             if c == 0.0:
                 raise ZeroDivisionError(f"division by zero: {self!r} / {other!r}")
-            return _node(self.data / c, self, None, "/", lambda g, c=c: g / c)
+            return _node(self.data / c, self, None, _d_div_c, c, None)
         return NotImplemented
 
     def __rtruediv__(self, other):
@@ -168,7 +275,7 @@ class Value:
             x = self.data
             if x == 0.0:
                 raise ZeroDivisionError(f"division by zero: {other!r} / {self!r}")
-            return _node(c / x, self, None, "/", lambda g, c=c, x=x: -g * c / (x * x))
+            return _node(c / x, self, None, _d_c_div, c, x)
         return NotImplemented
 
     def __pow__(self, exponent):
@@ -189,7 +296,8 @@ class Value:
             raise OverflowError(f"{self!r} ** {k!r} overflows a float") from None
         if isinstance(y, complex):  # a negative base to a fractional power
             raise ValueError(f"{self!r} ** {k!r} is not a real number")  # noqa: TRY004
-        return _node(float(y), self, None, f"**{k}", lambda g, k=k, x=x: _pow_grad(x, k, g))
+        # k is kept as given: the label is f"**{k}" and the rule computes with it
+        return _node(float(y), self, None, _d_pow, k, x)
 
     def __rpow__(self, base):
         raise TypeError(
@@ -203,26 +311,26 @@ class Value:
             e = _exp(self.data)
         except OverflowError:
             raise OverflowError(f"exp of {self!r} overflows a float") from None
-        return _node(e, self, None, "exp", lambda g, e=e: e * g)
+        return _node(e, self, None, _d_exp, e, None)
 
     def log(self) -> Value:
         """Natural logarithm; ValueError unless data > 0."""
         x = self.data
         if not x > 0.0:
             raise ValueError(f"log needs a positive number, got {self!r}")
-        return _node(_log(x), self, None, "log", lambda g, x=x: g / x)
+        return _node(_log(x), self, None, _d_log, x, None)
 
     def tanh(self) -> Value:
         """Hyperbolic tangent."""
         t = _tanh(self.data)
-        return _node(t, self, None, "tanh", lambda g, t=t: (1.0 - t * t) * g)
+        return _node(t, self, None, _d_tanh, t, None)
 
     def relu(self) -> Value:
         """max(0, self); the gradient at 0 is taken to be 0."""
         x = self.data
         if x > 0.0:
-            return _node(x, self, None, "relu", _through)
-        return _node(x if math.isnan(x) else 0.0, self, None, "relu", _blocked)
+            return _node(x, self, None, _d_relu_on, None, None)
+        return _node(x if math.isnan(x) else 0.0, self, None, _d_relu_off, None, None)
 
     def sigmoid(self) -> Value:
         """1 / (1 + e ** -self), computed without overflow for large |self|."""
@@ -232,18 +340,16 @@ class Value:
         else:
             e = _exp(x)
             s = e / (1.0 + e)
-        return _node(s, self, None, "sigmoid", lambda g, s=s: s * (1.0 - s) * g)
+        return _node(s, self, None, _d_sigmoid, s, None)
 
     # ------------------------------------------------------------ composed ops
 
     def __neg__(self) -> Value:
         return self * -1.0
 
-    def __radd__(self, other):
-        return self.__add__(other)
-
-    def __rmul__(self, other):
-        return self.__mul__(other)
+    # c + v is v + c, exactly (float addition and multiplication commute)
+    __radd__ = __add__
+    __rmul__ = __mul__
 
     def __sub__(self, other):
         if isinstance(other, (Value, Real)):
@@ -268,23 +374,33 @@ class Value:
         order = _topological_order(self)
         self.grad = 1.0
         for node in reversed(order):
-            if node._b is None:
-                node._a.grad += node._backward(node.grad)
+            g = node.grad
+            rule = node._rule
+            # the rules of + and * written out (most nodes); the rest by a call
+            if rule is _d_add:
+                node._a.grad += g
+                node._b.grad += g
+            elif rule is _d_mul:
+                node._a.grad += node._y * g
+                node._b.grad += node._x * g
+            elif node._b is None:
+                node._a.grad += rule(g, node._x, node._y)
             else:
-                ga, gb = node._backward(node.grad)
+                ga, gb = rule(g, node._x, node._y)
                 node._a.grad += ga
                 node._b.grad += gb
 
 
-def _node(data: float, a: Value, b: Value | None, op: str, backward) -> Value:
+def _node(data: float, a: Value, b: Value | None, rule, x, y) -> Value:
     """A new interior Value; skips ``__init__``'s checks (data is a float here)."""
     out = _new(Value)
     out.data = data
     out.grad = 0.0
     out._a = a
     out._b = b
-    out._op = op
-    out._backward = backward
+    out._rule = rule
+    out._x = x
+    out._y = y
     return out
 
 
@@ -298,38 +414,58 @@ def _pow_grad(x: float, k: float, g: float) -> float:
         raise ZeroDivisionError(f"the derivative of x ** {k!r} is infinite at x = {x!r}") from None
 
 
+class _Zero(float):
+    """A zero that is also a mark: ``_topological_order`` puts a fresh one in ``grad``.
+
+    A float subclass, so that ``grad += g`` works on it as on ``0.0`` (and gives
+    a plain float), and so that two of them are two objects on any Python: the
+    identity test ``node.grad is opened`` is true only for the object this pass
+    made. Never GC-tracked: it holds no references.
+    """
+
+    __slots__ = ()
+
+
 def _topological_order(root: Value) -> list[Value]:
     """Interior nodes reachable from ``root``, each listed after all of its inputs.
 
-    An iterative depth-first search over an explicit stack. A Value on the stack
-    is a node to expand: push a marker ``(node,)``, then its inputs above it. When
-    the marker comes off the stack, every input has been listed, so the node is
-    listed. Leaves are left out (they have no closure to run) and every listed
-    node's ``grad`` is reset to 0. A node is marked visited when it is expanded,
-    not when pushed: marking at push time would list a node before a user of it
-    that the search finds later.
+    An iterative depth-first search over an explicit stack. Each listed node's
+    ``grad`` is reset to zero, and the zero it gets doubles as its visited mark:
+    two zeros of this call's own (:class:`_Zero`), ``opened`` while the node's
+    inputs are being listed and ``done`` once it is listed. A node popped with
+    neither is expanded: it gets ``opened`` and goes back on the stack under its
+    inputs. When it comes off again (``opened``), every input has been listed,
+    so it is listed and gets ``done``. A node is marked when it is expanded, not
+    when pushed: marking at push time would list a node before a user of it
+    that the search finds later, so a node pushed twice comes off ``done`` the
+    second time and is skipped. The marks cost no set and no object per node:
+    the search allocates nothing the cycle collector counts. Leaves are left
+    out (they have no rule to run) and keep their ``grad``.
     """
     order: list[Value] = []
-    if root._a is None:
+    if root._rule is None:
         return order
-    visited: set[Value] = set()
+    opened = _Zero()
+    done = _Zero()
     stack: list = [root]
     push = stack.append
     pop = stack.pop
+    emit = order.append
     while stack:
         node = pop()
-        if type(node) is tuple:  # the marker: all inputs are listed
-            order.append(node[0])
+        mark = node.grad
+        if mark is done:  # a second entry: listed already
             continue
-        if node in visited:  # a stale entry: pushed by another user earlier
+        if mark is opened:  # back from its inputs: all are listed
+            node.grad = done
+            emit(node)
             continue
-        visited.add(node)
-        node.grad = 0.0
-        push((node,))
+        node.grad = opened
+        push(node)
         a = node._a
-        if a._a is not None and a not in visited:
+        if a._rule is not None and a.grad is not done:
             push(a)
         b = node._b
-        if b is not None and b._a is not None and b not in visited:
+        if b is not None and b._rule is not None and b.grad is not done:
             push(b)
     return order

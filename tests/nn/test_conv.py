@@ -170,6 +170,166 @@ def test_float32_stays_float32(device):
     assert x.grad.dtype == sg.float32 and layer.weight.grad.shape == (4, 3, 3, 3)
 
 
+# --------------------------------------------------------------------------- the NumPy path vs the teaching paths
+
+# (input shape, weight shape, stride, padding): non-square images, kernels, strides and
+# paddings, 1x1 kernels, a kernel as large as the padded input, batch 1, many channels
+FUSED_CASES = [
+    ((2, 3, 7, 5), (4, 3, 3, 3), (1, 1), (1, 1)),
+    ((1, 2, 6, 9), (3, 2, 2, 4), (2, 1), (0, 2)),
+    ((3, 1, 8, 8), (2, 1, 3, 3), (2, 2), (1, 1)),
+    ((1, 4, 5, 6), (5, 4, 1, 1), (1, 1), (0, 0)),
+    ((2, 3, 9, 7), (2, 3, 5, 3), (3, 2), (2, 0)),
+    ((1, 8, 4, 4), (6, 8, 3, 3), (1, 1), (2, 2)),
+    ((5, 2, 3, 4), (3, 2, 3, 4), (1, 1), (0, 0)),  # one output position per image
+    ((4, 16, 10, 10), (32, 16, 3, 3), (1, 1), (1, 1)),  # the benchmark's layer, smaller
+]
+
+
+def _lesson_conv(a, w, b, s, p, g):
+    """Forward and (dx, dw, db) from lesson 12's own functions, one image at a time."""
+    from stridegrad.course import reference_conv as lesson
+
+    oc, c, kh, kw = w.shape
+    w2 = w.reshape(oc, c * kh * kw)
+    ys, dxs, dw = [], [], np.zeros_like(w2)
+    for xi, gi in zip(a, g):
+        xp = np.pad(xi, ((0, 0), (p[0], p[0]), (p[1], p[1])))
+        cols = lesson.im2col(xp, (kh, kw), s)
+        gi2 = gi.reshape(oc, -1)
+        ys.append((w2 @ cols).reshape(gi.shape) + b[:, None, None])
+        dw += gi2 @ cols.T
+        dxp = lesson.col2im(w2.T @ gi2, xp.shape, (kh, kw), s)
+        dxs.append(dxp[:, p[0] : p[0] + xi.shape[1], p[1] : p[1] + xi.shape[2]])
+        if s[0] == s[1] and p[0] == p[1]:  # the lesson's conv2d takes one int each
+            np.testing.assert_allclose(lesson.conv2d(xi, w, b, s[0], p[0]), ys[-1], rtol=1e-12)
+            np.testing.assert_allclose(
+                lesson.conv2d_input_grad(gi, w, xi.shape, s[0], p[0]), dxs[-1], rtol=1e-12
+            )
+    return np.stack(ys), np.stack(dxs), dw.reshape(w.shape), g.sum(axis=(0, 2, 3))
+
+
+def _run_path(fn, arrays, g, s, p, needs=(True, True, True)):
+    """``fn(x, w, b, s, p)`` forward and backward: output, node name, the three grads."""
+    ts = [sg.tensor(v, requires_grad=r) for v, r in zip(arrays, needs)]
+    y = fn(*ts, s, p)
+    name = y.grad_fn.name() if y.grad_fn is not None else None
+    if any(needs):
+        y.backward(sg.tensor(g))
+    return y.numpy(), name, [None if t.grad is None else t.grad.numpy() for t in ts]
+
+
+def _case_arrays(rng, xs, ws, s, p, dtype=np.float64):
+    a, w, b = rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0])
+    oh = (xs[2] + 2 * p[0] - ws[2]) // s[0] + 1
+    ow = (xs[3] + 2 * p[1] - ws[3]) // s[1] + 1
+    g = rng.standard_normal((xs[0], ws[0], oh, ow))
+    return [v.astype(dtype) for v in (a, w, b)], g.astype(dtype)
+
+
+@pytest.mark.parametrize("case", FUSED_CASES, ids=lambda c: f"{c[0]}*{c[1]}/s{c[2]}p{c[3]}")
+def test_numpy_path_equals_teaching_paths(case):
+    """conv2d on NumPy (one ConvolutionBackward node) gives what lesson 12's im2col and
+    col2im give, and what the composed path (im2col as Tensor ops) gives, in float64."""
+    xs, ws, s, p = case
+    arrays, g = _case_arrays(np.random.default_rng(26), xs, ws, s, p)
+    y, name, grads = _run_path(F.conv2d, arrays, g, s, p)
+    assert name == "ConvolutionBackward"
+    cy, cname, cgrads = _run_path(conv._conv2d_composed, arrays, g, s, p)
+    assert cname != "ConvolutionBackward"
+    lesson = _lesson_conv(*arrays, s, p, g)
+    for ours, composed, ref in zip([y, *grads], [cy, *cgrads], lesson):
+        np.testing.assert_allclose(ours, composed, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", FUSED_CASES, ids=lambda c: f"{c[0]}*{c[1]}/s{c[2]}p{c[3]}")
+def test_numpy_path_matches_pytorch_float64(case):
+    torch = pytest.importorskip("torch")
+    xs, ws, s, p = case
+    arrays, g = _case_arrays(np.random.default_rng(27), xs, ws, s, p)
+    tt = [torch.tensor(v, requires_grad=True) for v in arrays]
+    ty = torch.nn.functional.conv2d(*tt, stride=s, padding=p)
+    ty.backward(torch.tensor(g))
+    y, name, grads = _run_path(F.conv2d, arrays, g, s, p)
+    assert name == "ConvolutionBackward"
+    np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for ours, t in zip(grads, tt):
+        np.testing.assert_allclose(ours, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_numpy_path_computes_only_the_grads_asked_for():
+    rng = np.random.default_rng(28)
+    xs, ws, s, p = (2, 3, 6, 5), (4, 3, 3, 2), (1, 2), (1, 0)
+    arrays, g = _case_arrays(rng, xs, ws, s, p)
+    _, _, full = _run_path(conv._conv2d_composed, arrays, g, s, p)
+    for needs in [(True, False, False), (False, True, False), (False, False, True),
+                  (True, True, False)]:
+        _, name, grads = _run_path(F.conv2d, arrays, g, s, p, needs)
+        assert name == "ConvolutionBackward"
+        for want, got, ref in zip(needs, grads, full):
+            if want:
+                np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+            else:
+                assert got is None
+    y, name, _ = _run_path(F.conv2d, arrays, g, s, p, (False, False, False))
+    assert name is None
+    x, w = (sg.tensor(v, requires_grad=True) for v in arrays[:2])
+    with sg.no_grad():
+        assert F.conv2d(x, w, stride=s, padding=p).grad_fn is None
+    yb = F.conv2d(x, w, stride=s, padding=p)  # no bias
+    yb.backward(sg.tensor(g))
+    np.testing.assert_allclose(yb.numpy(), y - arrays[2][:, None, None], rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), full[0], rtol=1e-12, atol=1e-12)
+
+
+def test_numpy_path_in_chunks_of_images(monkeypatch):
+    """The input gradient made one image at a time, and two at a time with a rest,
+    equals the one made in one pass."""
+    rng = np.random.default_rng(29)
+    xs, ws, s, p = (5, 3, 6, 7), (4, 3, 3, 3), (1, 2), (1, 2)
+    arrays, g = _case_arrays(rng, xs, ws, s, p)
+    _, _, whole = _run_path(F.conv2d, arrays, g, s, p)
+    per_image = 3 * 3 * 3 * 6 * 5 * 8  # bytes of one image's input-gradient columns
+    for chunk in (1, 2 * per_image):
+        monkeypatch.setattr(conv, "_CHUNK_BYTES", chunk)
+        _, _, grads = _run_path(F.conv2d, arrays, g, s, p)
+        for got, ref in zip(grads, whole):
+            np.testing.assert_array_equal(got, ref)
+
+
+def test_numpy_path_float32_views_and_freed_graph():
+    rng = np.random.default_rng(30)
+    a = rng.standard_normal((3, 8, 6, 2)).astype(np.float32)  # channels last
+    w = rng.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    grads = []
+    for fn in (F.conv2d, lambda x, w, padding: conv._conv2d_composed(x, w, None, (1, 1), padding)):
+        x, wt = sg.tensor(a, requires_grad=True), sg.tensor(w, requires_grad=True)
+        xin = x.permute(0, 3, 1, 2)  # (3, 2, 8, 6), a view that is not contiguous
+        assert not xin._data.flags.c_contiguous
+        y = fn(xin, wt, padding=(1, 0))
+        y.sum().backward()  # the output gradient is a broadcast (stride 0) array
+        assert y.dtype == x.grad.dtype == wt.grad.dtype == sg.float32
+        grads.append((y.grad_fn.name(), y.numpy(), x.grad.numpy(), wt.grad.numpy()))
+    (name, *ours), (cname, *composed) = grads
+    assert name == "ConvolutionBackward" != cname
+    for got, ref in zip(ours, composed):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="ConvolutionBackward"):
+        y = F.conv2d(sg.tensor(a.transpose(0, 3, 1, 2), requires_grad=True), wt)
+        loss = y.sum()
+        loss.backward()
+        loss.backward()
+
+
+def test_mixed_dtypes_take_the_composed_path():
+    x = sg.randn(1, 2, 5, 5, requires_grad=True)  # float32
+    w = sg.tensor(np.ones((3, 2, 3, 3)), requires_grad=True)  # float64
+    y = F.conv2d(x, w)
+    assert y.grad_fn.name() != "ConvolutionBackward"
+    assert y.dtype == conv._conv2d_composed(x, w, None, (1, 1), (0, 0)).dtype
+
+
 # --------------------------------------------------------------------------- errors
 
 

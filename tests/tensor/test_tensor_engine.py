@@ -202,6 +202,32 @@ def test_grad_buffer_accumulation_does_not_mutate_shared_arrays(device):
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 5.0])
 
 
+def test_broadcast_and_view_gradients_reach_leaves_as_their_own_arrays(device):
+    """Gradients summed back to a broadcast input, and views (reshape, permute) of a
+    gradient the engine owns, are stored without a copy; views of a gradient the
+    engine does not own (a sum's broadcast, an add passing g on) are copied. Either
+    way each leaf's grad is its own writable array with the right values."""
+    a = t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device, requires_grad=True)
+    b = t([1.0, 1.0, 1.0], device, requires_grad=True)
+    w = t([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device, requires_grad=True)
+    x = t([[1.0, -1.0, 2.0], [0.5, 0.0, 1.0]], device)
+    v = w.mT  # (2, 3): PermuteBackward gets the matmul's new gradient
+    ((x @ v.mT).sum() + (a + b).sum() + w.reshape(6).sum() + (x @ v.mT).sum()).backward()
+    with sg.no_grad():
+        a.grad += 1.0
+        b.grad += 1.0
+        w.grad += 1.0
+    np.testing.assert_allclose(a.grad.numpy(), np.full((2, 3), 2.0))
+    np.testing.assert_allclose(b.grad.numpy(), [3.0, 3.0, 3.0])
+    col = x.numpy().sum(axis=0)[:, None]  # d sum(x @ w) / dw, twice, plus 1 from the reshape
+    np.testing.assert_allclose(w.grad.numpy(), 2 * col + 1.0 + 1.0 + np.zeros((3, 2)))
+    s = t([[1.0, 2.0], [3.0, 4.0]], device, requires_grad=True)
+    s.reshape(4).sum().backward()  # the reshape's gradient is a read-only broadcast
+    with sg.no_grad():
+        s.grad += 1.0
+    np.testing.assert_allclose(s.grad.numpy(), np.full((2, 2), 2.0))
+
+
 def test_grad_setter_validates(device):
     x = t([1.0, 2.0], device, requires_grad=True)
     with pytest.raises(ValueError, match=r"\(3,\).*\(2,\)"):

@@ -58,6 +58,39 @@ def test_cross_entropy_matches_reference(device):
     )
 
 
+@pytest.mark.parametrize("shape", [(7, 3), (3, 7), (5, 5), (1, 1)])
+def test_cross_entropy_matches_reference_in_both_layouts(device, shape):
+    """More rows than classes runs on a class-major copy, the others on the logits as
+    they are: the same values and gradients, every reduction."""
+    n, c = shape
+    rng = np.random.default_rng(n * 10 + c)
+    z = rng.standard_normal(shape) * 3
+    y = rng.integers(0, c, size=n)
+    ref_rows = -_ref_log_softmax(z)[np.arange(n), y]
+    onehot = np.eye(c)[y]
+    for reduction, ref, scale in (("mean", ref_rows.mean(), 1 / n), ("sum", ref_rows.sum(), 1.0),
+                                  ("none", ref_rows, None)):
+        x = sg.tensor(z, device=device, requires_grad=True)
+        loss = F.cross_entropy(x, y, reduction=reduction)
+        np.testing.assert_allclose(loss.numpy(), ref, rtol=1e-12)
+        g = np.linspace(0.5, 2.0, n) if scale is None else None
+        loss.backward(None if g is None else sg.tensor(g, device=device))
+        expect = (np.exp(_ref_log_softmax(z)) - onehot) * (g[:, None] if g is not None else scale)
+        assert x.grad.shape == shape
+        np.testing.assert_allclose(x.grad.numpy(), expect, rtol=1e-10, atol=1e-15)
+
+
+def test_cross_entropy_narrow_int_targets(device):
+    """uint8 / int32 labels: the picked positions (label * rows + row) must not wrap."""
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal((300, 3))
+    y = rng.integers(0, 3, size=300)
+    ref = -_ref_log_softmax(z)[np.arange(300), y].mean()
+    for dtype in (np.uint8, np.int32):
+        loss = F.cross_entropy(sg.tensor(z, device=device), y.astype(dtype))
+        np.testing.assert_allclose(loss.item(), ref, rtol=1e-12)
+
+
 def test_cross_entropy_stable_and_exact_at_1000(device):
     x = sg.tensor(
         [[1000.0, -1000.0], [-1000.0, 1000.0], [1000.0, 1000.0]], device=device, requires_grad=True

@@ -16,7 +16,20 @@ For an ``(N, C, H, W)`` input and a ``(kh, kw)`` kernel moved by ``(sh, sw)``:
 Everything but the two nodes here (padding, windows) is composed from Tensor ops,
 so autograd derives the rest. Namespaces with strides (NumPy, CuPy,
 ``stridegrad.array``) get a true view; others (``array_api_strict``) gather the
-same windows with ``kh * kw`` slices, standard ops only.
+same windows with ``kh * kw`` slices, standard ops only. That composed path is the
+teaching path: it is lesson 12's im2col, step by step.
+
+On NumPy, ``conv2d`` takes the same steps in one graph node (``ConvolutionBackward``),
+which is faster because it can schedule its own backward: the weight gradient is one
+matmul of the output gradient with the im2col columns saved by the forward, and the
+input gradient is made a few images at a time (``_CHUNK_BYTES`` of columns), each
+chunk's columns folded back by col2im's ``kh * kw`` strided additions while they are
+still in cache. It computes the same products and sums as the composed path
+(tests hold it to the composed path, to lesson 12's functions and to PyTorch).
+Winograd's F(2x2, 3x3) was measured on the benchmark's layer and left out: its 16
+matmuls have only 16 or 32 channels to sum over, so they ran no faster than im2col's
+three, and its transforms of input, output and gradients alone cost more than the
+whole im2col step.
 """
 
 from __future__ import annotations
@@ -89,13 +102,19 @@ def _pad2d(x: Tensor, p: Pair) -> Tensor:
     """Zeros around the last two dims: ``(..., H, W) -> (..., H + 2 ph, W + 2 pw)``."""
     if p == (0, 0):
         return x
-    xp = x._xp
-    h, w = x.shape[-2:]
-    out = xp.zeros(x.shape[:-2] + (h + 2 * p[0], w + 2 * p[1]), dtype=x._data.dtype)
-    key = (..., slice(p[0], p[0] + h), slice(p[1], p[1] + w))
-    out[key] = x._data
+    out, key = _pad_array(x._xp, x._data, p)
     node = PadBackward((_edge(x),), key) if _base._grad_enabled and x._requires_grad else None
-    return _wrap(out, x._device, xp, node)
+    return _wrap(out, x._device, x._xp, node)
+
+
+def _pad_array(xp: ModuleType, a: Any, p: Pair) -> tuple[Any, tuple]:
+    """``a`` in a new zero array with ``p`` more rows and columns on each side, and the
+    key of its interior (``a``'s place in it)."""
+    h, w = a.shape[-2:]
+    out = xp.zeros(a.shape[:-2] + (h + 2 * p[0], w + 2 * p[1]), dtype=a.dtype)
+    key = (..., slice(p[0], p[0] + h), slice(p[1], p[1] + w))
+    out[key] = a
+    return out, key
 
 
 # --------------------------------------------------------------------------- windows
@@ -202,7 +221,8 @@ def conv2d(
     """2-D cross-correlation, PyTorch's ``conv2d``: ``(N, C, H, W)``, ``(OC, C, kh, kw)``,
     ``(OC,)`` -> ``(N, OC, OH, OW)`` with ``OH = (H + 2 ph - kh) // sh + 1``.
 
-    im2col (a reshape of the window view) and one matmul with the flattened weight.
+    im2col (a reshape of the window view) and one matmul with the flattened weight. On
+    NumPy the forward and its backward are one graph node (``ConvolutionBackward``).
     """
     if not isinstance(weight, Tensor) or weight.ndim != 4:
         got = weight.shape if isinstance(weight, Tensor) else type(weight).__name__
@@ -221,10 +241,105 @@ def conv2d(
         )
     s = _pair(stride, "stride", "conv2d", 1)
     p = _pair(padding, "padding", "conv2d", 0)
+    _out_size("conv2d", x.shape, (kh, kw), s, p)
+    if _fusable(x, weight, bias):
+        return _conv2d_fused(x, weight, bias, s, p)
+    return _conv2d_composed(x, weight, bias, s, p)
+
+
+def _conv2d_composed(x: Tensor, weight: Tensor, bias: Tensor | None, s: Pair, p: Pair) -> Tensor:
+    """The teaching path: im2col as Tensor ops, one matmul; autograd derives the backward."""
+    n, c = x.shape[:2]
+    oc, _, kh, kw = weight.shape
     oh, ow = _out_size("conv2d", x.shape, (kh, kw), s, p)
     cols = _im2col(x, (kh, kw), s, p)  # (N, C * kh * kw, OH * OW)
     out = (weight.reshape(oc, c * kh * kw) @ cols).reshape(n, oc, oh, ow)
     return out if bias is None else out + bias.reshape(oc, 1, 1)
+
+
+# --------------------------------------------------------------------------- conv2d in one node
+
+#: the input gradient's columns are made this many bytes at a time (whole images, at
+#: least one), so that col2im reads them from cache: measured on the benchmark's layer,
+#: chunks of 2-4 images (1-2 MiB) beat one pass over the whole batch by about 1.5x
+_CHUNK_BYTES = 1 << 21
+
+
+def _fusable(x: Tensor, weight: Tensor, bias: Tensor | None) -> bool:
+    """NumPy arrays of one dtype take the one-node path; everything else composes
+    (other namespaces, and mixed dtypes, which the composed path promotes)."""
+    ts = (x, weight) if bias is None else (x, weight, bias)
+    return all(type(t._data) is np.ndarray for t in ts) and len({t._data.dtype for t in ts}) == 1
+
+
+def _conv2d_fused(x: Tensor, weight: Tensor, bias: Tensor | None, s: Pair, p: Pair) -> Tensor:
+    """The composed path's forward on NumPy arrays, with one node for the backward."""
+    a, w = x._data, weight._data
+    n, c = a.shape[:2]
+    oc, _, kh, kw = w.shape
+    padded = a if p == (0, 0) else _pad_array(np, a, p)[0]
+    win = _window_view(np, padded, (kh, kw), s)  # (N, C, OH, OW, kh, kw), a view
+    oh, ow = win.shape[2:4]
+    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)  # the one copy
+    out = w.reshape(oc, c * kh * kw) @ cols
+    if bias is not None:
+        out += bias._data[:, None]
+    node = None
+    wants = x._requires_grad or weight._requires_grad or (bias is not None and bias._requires_grad)
+    if _base._grad_enabled and wants:
+        edges = (_edge(x), _edge(weight), None if bias is None else _edge(bias))
+        # the columns are only needed for the weight's gradient
+        saved = cols if weight._requires_grad else None
+        node = ConvolutionBackward(edges, w, saved, padded.shape, s, p)
+    return _wrap(out.reshape(n, oc, oh, ow), x._device, x._xp, node)
+
+
+class ConvolutionBackward(Node):
+    """conv2d's gradients: bias, weight (one matmul with the saved columns), input
+    (matmul and col2im, a chunk of images at a time). PyTorch's node has this name."""
+
+    __slots__ = ("cols", "p", "padded_shape", "s", "w")
+    _saves = True
+
+    def __init__(self, edges, w, cols, padded, s, p):
+        self._edges = edges
+        self._released = False
+        self.w, self.cols, self.padded_shape, self.s, self.p = w, cols, padded, s, p
+
+    def apply(self, g):
+        ex, ew, eb = self._edges
+        n, oc, oh, ow = g.shape
+        g2 = g.reshape(n, oc, oh * ow)
+        gb = None if eb is None else g.sum(axis=(0, 2, 3))
+        gw = None
+        if ew is not None:
+            gw = np.matmul(g2, self.cols.transpose(0, 2, 1)).sum(axis=0).reshape(self.w.shape)
+        gx = None if ex is None else self._input_grad(g2, (oh, ow))
+        return gx, gw, gb
+
+    def _input_grad(self, g2, o: Pair):
+        w, s, p = self.w, self.s, self.p
+        oc, c, kh, kw = w.shape
+        n = g2.shape[0]
+        dxp = np.zeros(self.padded_shape, dtype=w.dtype)
+        per_image = c * kh * kw * o[0] * o[1] * w.itemsize
+        m = max(1, min(n, _CHUNK_BYTES // per_image))
+        buf = np.empty((m, c * kh * kw, o[0] * o[1]), dtype=np.result_type(w, g2))
+        wt = w.reshape(oc, c * kh * kw).T
+        keys = _window_slices((kh, kw), s, o)
+        for i in range(0, n, m):
+            j = min(n, i + m)
+            cols = np.matmul(wt, g2[i:j], out=buf[: j - i]).reshape(j - i, c, kh * kw, *o)
+            part = dxp[i:j]
+            for k, key in enumerate(keys):  # col2im: kh * kw strided additions
+                part[key] += cols[:, :, k]
+        if p == (0, 0):
+            return dxp
+        h, wd = self.padded_shape[2] - 2 * p[0], self.padded_shape[3] - 2 * p[1]
+        return np.ascontiguousarray(dxp[:, :, p[0] : p[0] + h, p[1] : p[1] + wd])
+
+    def _release(self):
+        self.w = self.cols = None
 
 
 def _pool_args(fn: str, kernel_size: Any, stride: Any) -> tuple[Pair, Pair]:

@@ -153,30 +153,47 @@ def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
 
 
 class CrossEntropyBackward(Node):
-    """Fused backward of log-softmax + pick: ``(exp(logp) - onehot) * scale``.
+    """Fused backward of log-softmax + pick: ``(softmax - onehot) * scale``.
 
-    Saves the log-probabilities and the float one-hot mask.
+    Saves the exponentials ``e`` of the shifted logits and their sums ``se`` over
+    the class axis ``axis`` of ``e`` (the softmax is ``e / se``), and the int64
+    targets. ``axis`` is 0 when the forward pass worked on a class-major copy of
+    the logits (see :func:`cross_entropy`); the gradient is then its transpose, a
+    view with the logits' shape.
     """
 
-    __slots__ = ("logp", "n", "onehot", "reduction", "xp")
+    __slots__ = ("axis", "e", "n", "reduction", "se", "t", "xp")
     _saves = True
 
-    def __init__(self, edges, xp, logp, onehot, reduction, n):
+    def __init__(self, edges, xp, e, se, t, axis, reduction, n):
         self._edges = edges
         self._released = False
-        self.xp, self.logp, self.onehot, self.reduction, self.n = xp, logp, onehot, reduction, n
+        self.xp, self.e, self.se, self.t, self.axis = xp, e, se, t, axis
+        self.reduction, self.n = reduction, n
 
     def apply(self, g):
         xp = self.xp
-        d = xp.exp(self.logp) - self.onehot
+        e, t, axis = self.e, self.t, self.axis
+        d = e / self.se  # the softmax: a fresh array, so the updates below are in place
+        d -= xp.astype(_onehot(xp, t, e.shape[axis], axis), d.dtype)
         if self.reduction == "mean":
-            return (d * (g / self.n),)
-        if self.reduction == "sum":
-            return (d * g,)
-        return (d * xp.expand_dims(g, axis=1),)
+            d *= g / self.n
+        elif self.reduction == "sum":
+            d *= g
+        else:  # per row: g has shape (N,)
+            d *= g if axis == 0 else xp.reshape(g, (self.n, 1))
+        return (xp.permute_dims(d, (1, 0)) if axis == 0 else d,)
 
     def _release(self):
-        self.logp = self.onehot = None
+        self.e = self.se = self.t = None
+
+
+def _onehot(xp, t: Any, c: int, axis: int) -> Any:
+    """Bool mask of the targets ``t`` (N,) among ``c`` classes, the class axis at ``axis``."""
+    classes = xp.arange(c, dtype=t.dtype)
+    if axis == 0:
+        return xp.equal(classes[:, None], t)
+    return xp.equal(t[:, None], classes)
 
 
 def _require(array: Any, check) -> None:
@@ -234,8 +251,9 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
 
     ``targets`` may be a Tensor, a NumPy array or a list. Computed via log-softmax
     with the row max subtracted, so logits of +-1000 give finite, exact losses.
-    The one-hot mask is built with ``equal`` + ``where`` (no fancy indexing), so it
-    runs on every device. ``reduction`` is ``"mean"`` (default), ``"sum"`` or ``"none"``.
+    The target entries are picked with ``take`` and the backward's one-hot mask is
+    built with ``equal`` (no fancy indexing), so it runs on every device.
+    ``reduction`` is ``"mean"`` (default), ``"sum"`` or ``"none"``.
     Labels outside ``0..C-1`` raise ``IndexError``, in eager mode and, under
     ``sg.compile``, before every replay of the captured step.
     """
@@ -256,10 +274,22 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
     # the range check reads values into Python; under sg.compile it becomes a check
     # that runs on the real labels before every replay of the captured step
     _require(t, _label_check(c, logits.device))
-    logp = _log_softmax_array(xp, logits._data, 1)
-    # a float one-hot mask: portable (no fancy indexing) and, unlike where(), fast on NumPy
-    onehot = xp.astype(xp.equal(xp.expand_dims(t, axis=1), xp.arange(c, dtype=t.dtype)), logp.dtype)
-    per_row = -xp.sum(logp * onehot, axis=1)
+    z = logits._data
+    if t.dtype != xp.int64:  # positions below are t * n or t + c * row: no narrow ints
+        t = xp.astype(t, xp.int64)
+    # NumPy reduces a short axis slowly (per-row overhead): with fewer classes than
+    # rows, work on a class-major copy, whose reductions run along contiguous rows.
+    # The values are the same either way; only the layout differs.
+    if n > c:
+        zc = xp.reshape(xp.permute_dims(z, (1, 0)), (c, n), copy=True)
+        axis, pos = 0, t * n + xp.arange(n, dtype=xp.int64)
+    else:
+        zc, axis, pos = z, 1, xp.arange(n, dtype=xp.int64) * c + t
+    s = zc - xp.max(zc, axis=axis, keepdims=True)  # the row max subtracted: exp never overflows
+    e = xp.exp(s)
+    se = xp.sum(e, axis=axis, keepdims=True)
+    # -log_softmax at the target: log(sum exp(s)) - s[target], the target picked with take
+    per_row = xp.reshape(xp.log(se), (n,)) - xp.take(xp.reshape(s, (-1,)), pos)
     if reduction == "mean":
         out = xp.sum(per_row) / n if n else xp.sum(per_row) * float("nan")
     elif reduction == "sum":
@@ -268,5 +298,5 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
         out = per_row
     node = None
     if _base._grad_enabled and logits._requires_grad:
-        node = CrossEntropyBackward((_edge(logits),), xp, logp, onehot, reduction, n)
+        node = CrossEntropyBackward((_edge(logits),), xp, e, se, t, axis, reduction, n)
     return _wrap(out, logits.device, xp, node)

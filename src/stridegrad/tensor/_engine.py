@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stridegrad.tensor._nodes import AccumulateGrad, Node
+from stridegrad.tensor._nodes import VIEW, AccumulateGrad, Node
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -47,18 +47,22 @@ def _run_backward(root: Node, grad: Any, owned: bool, retain_graph: bool) -> Non
         if node._released:
             raise RuntimeError(_FREED.format(name=type(node).__name__))
         edges = node._edges
-        in_grads = node.apply(entry[0]) if entry is not None else (None,) * len(edges)
+        g = entry[0] if entry is not None else None
+        in_grads = node.apply(g) if entry is not None else (None,) * len(edges)
         if not retain_graph and node._saves:
             node._release()
             node._released = True
         fresh = node._fresh
+        if fresh is VIEW:
+            fresh = entry is not None and entry[1]  # a view of g: ours when g was
         for nxt, gi in zip(edges, in_grads):
             if nxt is None:
                 continue
             if gi is not None:
                 e = grads.get(nxt)
                 if e is None:
-                    grads[nxt] = [gi, fresh]
+                    # _fresh None: new arrays are ours, the incoming one passed on is not
+                    grads[nxt] = [gi, fresh if fresh is not None else gi is not g]
                 elif e[1]:
                     e[0] += gi  # in place: this buffer is ours alone
                 else:

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- graph nodes
 
+VIEW = "view"  # Node._fresh: the gradient returned is a view of the incoming one
+
+
 class Node:
     """A backward function: maps the gradient of an op's output to its inputs' gradients.
 
@@ -28,7 +31,13 @@ class Node:
     node that produced that input, an ``AccumulateGrad`` for a leaf that requires
     grad, or ``None``. Subclasses set ``_saves`` when they hold arrays that
     ``backward`` frees, and ``_fresh = False`` when a gradient they return may be
-    a view of (or the same array as) the incoming one, so it must not be mutated.
+    a view of (or the same array as) the incoming one, so it must not be mutated;
+    ``_fresh = None`` says that each returned gradient is either the incoming array
+    itself or a new one that nothing else holds (``+``: ``g``, or ``g`` summed back
+    to a broadcast input's shape), so the engine may keep the new ones as they are;
+    ``_fresh = VIEW`` that the one gradient returned is a view of the incoming one
+    (reshape, permute), so it is the engine's alone exactly when ``g`` was. The
+    engine then hands a gradient it owns to ``AccumulateGrad`` without a copy.
     """
 
     __slots__ = ("__weakref__", "_edges", "_released")
@@ -57,6 +66,11 @@ class Node:
         return f"<{type(self).__name__}>"
 
 
+# How an array becomes a Tensor (``_tensor._wrap``): the Tensor layer above sets it when
+# it is imported, so that a gradient is wrapped without an import statement per call.
+_wrap: Any = None
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds the incoming gradient to ``variable.grad``."""
 
@@ -75,8 +89,6 @@ class AccumulateGrad(Node):
             data = g if owned else var._xp.asarray(g, copy=True)
         else:
             data = old._data + g  # out of place: whoever holds the old grad keeps it
-        from stridegrad.tensor._tensor import _wrap  # the Tensor layer sits above the nodes
-
         var._grad = _wrap(data, var._device, var._xp, None)
 
 
@@ -89,7 +101,7 @@ def _edge(t: Tensor) -> Node | None:
 
 class AddBackward(Node):
     __slots__ = ("sa", "sb", "xp")
-    _fresh = False
+    _fresh = None  # g itself, or g summed to the input's shape (new)
 
     def __init__(self, edges, xp, sa, sb):
         self._edges = edges
@@ -319,13 +331,16 @@ class ReluBackward(_Saved1):
     """Saves the output (alive anyway as the next op's input); ``grad = g * (out > 0)``.
 
     A float mask and a multiply: NumPy's ``where`` with a scalar is ~20x slower.
+    The product is written into the mask, a fresh array of ``g``'s shape, so the
+    backward allocates one gradient-sized array, as ``g * (out > 0)`` does.
     """
 
     __slots__ = ()
 
     def apply(self, g):
-        xp = self.xp
-        return (g * xp.astype(self.s > 0, g.dtype),)
+        mask = self.xp.astype(self.s > 0, g.dtype)
+        mask *= g
+        return (mask,)
 
 
 class CastBackward(Node):
@@ -415,7 +430,7 @@ class MinBackward(MaxBackward):
 
 class ReshapeBackward(Node):
     __slots__ = ("shape", "xp")
-    _fresh = False
+    _fresh = VIEW
 
     def __init__(self, edges, xp, shape):
         self._edges = edges
@@ -428,7 +443,7 @@ class ReshapeBackward(Node):
 
 class PermuteBackward(Node):
     __slots__ = ("inverse", "xp")
-    _fresh = False
+    _fresh = VIEW
 
     def __init__(self, edges, xp, inverse):
         self._edges = edges

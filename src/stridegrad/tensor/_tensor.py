@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from stridegrad import backend
-from stridegrad.tensor import _base
+from stridegrad.tensor import _base, _nodes
 from stridegrad.tensor._base import (
     DType,
     Shape,
@@ -78,6 +78,9 @@ def _wrap(data: Any, device: str, xp: ModuleType, node: Node | None) -> Tensor:
     t._grad = None
     t.grad_fn = node
     return t
+
+
+_nodes._wrap = _wrap  # AccumulateGrad (layer 2) makes gradients with it
 
 
 def _device_error(x: Tensor, y: Tensor) -> RuntimeError:
