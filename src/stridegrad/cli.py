@@ -15,8 +15,8 @@ import os
 import sys
 
 # The order is the order of ``--help``.
-COMMANDS = ("lab", "lessons", "build", "check", "release", "collect", "grade", "train", "bench",
-            "doctor")
+COMMANDS = ("lab", "lessons", "build", "check", "yours", "release", "collect", "grade", "train",
+            "bench", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -22,15 +22,55 @@ def configure(p):
     p.add_argument("--out", default=None, metavar="DIR",
                    help="where the loss curve and the weights go (default: runs/<dataset>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--yours", nargs="?", const="", default=None, metavar="DIR",
+                   help="train with your library: the exercises of your notebooks in DIR "
+                        "(default: your copy of the lessons, my-lessons/ in a clone) that "
+                        "pass their checkpoint, in place of the library's own (give it "
+                        "after the dataset: `stridegrad train digits --yours`)")
 
 
 def run(args) -> int:
+    import contextlib
+
     from stridegrad.train import TrainingError, train
 
+    library = _your_library(args.yours) if args.yours is not None else None
     try:
-        train(args.dataset, device=args.device, epochs=args.epochs, lr=args.lr,
-              batch_size=args.batch_size, optimizer=args.optimizer, seed=args.seed,
-              out=args.out, progress=not args.no_progress, model=args.model)
+        with library if library is not None else contextlib.nullcontext():
+            train(args.dataset, device=args.device, epochs=args.epochs, lr=args.lr,
+                  batch_size=args.batch_size, optimizer=args.optimizer, seed=args.seed,
+                  out=args.out, progress=not args.no_progress, model=args.model)
     except TrainingError as e:
         raise CommandError(str(e)) from e
+    if library is not None:
+        print(_calls_report(library, args.device))
     return 0
+
+
+def _your_library(given: str):
+    """Your library from the folder ``given`` ("" for your copy of the lessons)."""
+    from pathlib import Path
+
+    from stridegrad.commands.yours import folder_of
+    from stridegrad.course.yours import assemble
+
+    folder = folder_of(Path(given) if given else None)
+    print(f"reading your notebooks in {folder} ...", flush=True)
+    library = assemble(folder, library_only=True)
+    print(f"your library: {library.summary()}", flush=True)
+    return library
+
+
+def _calls_report(library, device: str) -> str:
+    """Which of your functions this run called, and how often; the others said so."""
+    called = [f"{p.name} ({library.calls[p.name]:,})" for p in library.mine
+              if library.calls.get(p.name)]
+    idle = [p.name for p in library.mine if not library.calls.get(p.name)]
+    line = ("your functions this run called (times): " + ", ".join(called) if called
+            else "this run called none of your functions")
+    if idle:
+        line += f"; not called by this run: {', '.join(idle)}"
+        if device != "python":
+            line += (f" (on the {device} device the arrays are not the strided array that "
+                     "calls your layout functions: --device python runs them)")
+    return line
