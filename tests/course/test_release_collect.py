@@ -221,7 +221,18 @@ def test_collect_never_modifies_its_input_and_records_the_sources(collected):
     assert _digest(collected["download"]) == collected["before"]
     with open(collected["submitted"] / f"collected-{STEM}.csv", newline="") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
-    assert sorted(rows) == sorted(EXPECTED)
+    placed = {s for s, r in rows.items() if r["source"]}
+    assert sorted(placed) == sorted(EXPECTED)
+    # students who submitted and had nothing placed are recorded, with why (the grader
+    # carries it into the gradebook); a loose file of nobody's is not
+    assert {s: r["not_placed"] for s, r in rows.items() if s not in placed} == {
+        "Ann Lee": "Ann Lee_502_assignsubmission_onlinetext_/onlinetext.html: not a notebook "
+                   "(.html)",
+        "dan": f"dan_33333_67892_{STEM}.zip: not a notebook (.zip): a zip inside the "
+               "download; unpack it and collect the folder"}
+    assert rows["dan"]["student_id"] == "33333" and rows["Ann Lee"]["student_id"] == "502"
+    assert all(rows[s]["not_placed"] == "" for s in placed)
+    assert rows["jsmith"]["taken"] == "newest of 2" and rows["alice"]["taken"] == ""
     assert rows["jsmith"]["source"] == (f"download.zip:Lab 1 Download/Lab 1_jsmith_attempt_"
                                         f"2026-10-03-10-00-00_{STEM}.ipynb")
     assert rows["jsmith"]["not_taken"].endswith("Lab 1_jsmith_attempt_2026-10-01-10-00-00_01.ipynb")
@@ -242,6 +253,17 @@ def test_collect_then_grade(collected, capsys):
         "doejane": (0, "graded"), "Ben Ng": (0, "graded"), "bob": (0, "graded"),
         "carol": (0, "invalid-notebook")}
     assert "collected" not in capsys.readouterr().out  # the record is not a student
+    # what collect knew is in the gradebook: the LMS ids, late, the resubmission taken,
+    # and who submitted but had nothing placed (not "no submission")
+    with open(out / "gradebook.csv", newline="") as f:
+        book = {r["student"]: r for r in csv.DictReader(f)}
+    assert book["smithjohn"]["student_id"] == "12345" and book["alice"]["student_id"] == ""
+    assert book["doejane"]["notes"] == f"{STEM}: late"
+    assert book["jsmith"]["notes"] == f"{STEM}: resubmission taken: newest of 2"
+    assert book["Ann Lee"]["notes"] == (
+        f"{STEM}: submitted, not placed by collect: Ann Lee_502_assignsubmission_onlinetext_/"
+        "onlinetext.html: not a notebook (.html)")
+    assert book["dan"][STEM] == "0" and "no submission" not in book["dan"]["notes"]
 
 
 def test_collect_again_is_a_no_op_and_never_overwrites_a_different_file(tmp_path, capsys):
@@ -438,7 +460,8 @@ def test_the_lms_id_is_kept_in_the_record(collected):
         "smithjohn": "12345", "doejane": "22222",       # Canvas: the user id
         "John Smith": "501", "Ben Ng": "503",           # Moodle: the participant id
         "jsmith": "jsmith",                             # Blackboard: the user name
-        "alice": "", "bob": "", "carol": ""}            # no id in the download
+        "alice": "", "bob": "", "carol": "",            # no id in the download
+        "Ann Lee": "502", "dan": "33333"}               # submitted, nothing placed
 
 
 def test_a_look_alike_name_is_refused_naming_both(tmp_path, capsys):
@@ -704,3 +727,23 @@ def test_the_grading_dockerfile_refers_to_what_exists():
     assert "docker build -f grading/Dockerfile -t stridegrad-grade ." in readme
     assert re.search(r"stridegrad-grade grade /work/submitted --lesson 01 --out /work/out",
                      readme)
+
+
+def test_the_reason_a_file_was_taken_is_the_rule_that_decided(tmp_path):
+    """"newest of 2" only where the newest file was taken: an older file named after the
+    lesson beats a newer one named otherwise, and says so."""
+    download = _zip(tmp_path / "d.zip", [
+        (f"alice/{STEM}.ipynb", SOLUTION, _when(2026, 10, 1)),
+        ("alice/scratch.ipynb", SOLUTION, _when(2026, 10, 5)),
+        ("bob/a.ipynb", LESSON, _when(2026, 10, 1)),
+        ("bob/b.ipynb", SOLUTION, _when(2026, 10, 2)),
+    ])
+    report, out = _collect(download, tmp_path / "s")
+    assert report.placed["alice"].file.path == f"alice/{STEM}.ipynb"
+    assert re.search(r"^alice +<- .*\[folder; named after the lesson \(of 2\); not taken: "
+                     r"alice/scratch\.ipynb\]$", out, re.MULTILINE), out
+    assert re.search(r"^bob +<- bob/b\.ipynb +\[folder; newest of 2; not taken: bob/a\.ipynb\]$",
+                     out, re.MULTILINE), out
+    rows = _record(tmp_path / "s")
+    assert rows["alice"]["taken"] == "named after the lesson (of 2)"
+    assert rows["bob"]["taken"] == "newest of 2"

@@ -22,7 +22,10 @@ def configure(p):
                         "Classroom names, else <student>/<anything>.ipynb or <student>.ipynb")
     p.add_argument("submitted", type=Path, metavar="SUBMITTED",
                    help="the grading folder to file into (created if needed); also gets "
-                        "collected-<assignment>.csv, where each notebook came from")
+                        "collected-<assignment>.csv: where each notebook came from, the "
+                        "student's LMS id, late, which of several files was taken, and why "
+                        "a student who submitted had nothing placed (stridegrad grade carries "
+                        "it into the gradebook)")
     p.add_argument("--lesson", required=True, metavar="NN",
                    help="the lesson (01 or 01_flat_storage); the assignment is its file stem")
     p.add_argument("--map", type=Path, metavar="CSV",

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["HELP", "MERGE_HELP", "SUBCOMMANDS", "add_limit_flags", "configure",
-           "configure_merge", "run", "run_merge"]
+__all__ = ["EXPORT_HELP", "HELP", "MERGE_HELP", "SCRATCH", "SUBCOMMANDS", "add_limit_flags",
+           "configure", "configure_export", "configure_merge", "run", "run_export",
+           "run_merge"]
+
+#: Where a run with --keep DIR and no --out writes its gradebook: DIR/scratch-gradebook/.
+SCRATCH = "scratch-gradebook"
 
 HELP = ("grade students' notebooks: SUBMITTED/<student>/<assignment>/<assignment>.ipynb -> "
         "OUT/gradebook.csv, OUT/<assignment>/grades.csv + feedback")
@@ -42,8 +46,8 @@ def add_limit_flags(p) -> None:
                         "\"skip\"; one key a line under its table, e.g. numel_of_a_scalar = 2 "
                         "under [tests]. Names are those of the checkpoint and --extra-tests; a "
                         "name it lacks is an error listing the valid ones. The points count in "
-                        "the tests hash that the gradebook records, so a later run with other "
-                        "points is noticed.")
+                        "the tests hash that the gradebook records, so a later grade run into "
+                        "the same --out with other points is refused (see --replace-tests).")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -61,7 +65,9 @@ def configure(p):
     from stridegrad.course.intake import MAX_DEPTH, MAX_ENTRIES, MAX_NOTEBOOK_MB
 
     p.epilog = ("stridegrad grade merge OUT1 OUT2 ... --out OUT joins the --out folders of "
-                "several runs (shards on several machines): see stridegrad grade merge --help")
+                "several runs (shards on several machines): see stridegrad grade merge --help. "
+                "stridegrad grade export OUT --lesson NN --lms canvas|moodle writes the file "
+                "an LMS imports: see stridegrad grade export --help")
     p.add_argument("submitted", type=Path,
                    help="folder with one subfolder per student, each holding "
                         "<assignment>/<assignment>.ipynb (e.g. alice/01_flat_storage/"
@@ -76,12 +82,22 @@ def configure(p):
                         "and the reason")
     p.add_argument("--lesson", required=True, metavar="NN",
                    help="the lesson (01 or 01_flat_storage); the assignment is its file stem")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR",
+    p.add_argument("--out", type=Path, metavar="DIR",
                    help="the gradebook folder (outside SUBMITTED): gradebook.csv, "
                         "<assignment>/grades.csv, exercises.csv and totals.csv, "
                         "feedback/<student>/"
                         "<assignment>.html; a run updates only the students and lesson it "
-                        "grades")
+                        "grades. It remembers the lesson's tests (<assignment>/tests.json: "
+                        "the --extra-tests file's SHA-256 and the --points): a later run with "
+                        "other tests is refused, naming both hashes (see --replace-tests). "
+                        f"Required, unless --keep is given: then KEEP/{SCRATCH}/, a scratch "
+                        "gradebook, and your real one is not touched")
+    p.add_argument("--replace-tests", action="store_true",
+                   help="grade with other tests than those --out remembers for the lesson: a "
+                        "run of every student makes them the lesson's (the results made "
+                        "before are noted as made with other tests until regraded); a run "
+                        "with --student or --shard keeps the lesson's, and the gradebook notes "
+                        "the results it changed")
     p.add_argument("--student", action="append", metavar="NAME",
                    help="grade only this student (repeatable); the others' results stay")
     p.add_argument("--roster", type=Path, metavar="FILE",
@@ -94,7 +110,10 @@ def configure(p):
                    help="keep, per student, DIR/<student>/<assignment>.executed.ipynb (the "
                         "notebook with the outputs the grader saw, full tracebacks, opens in "
                         "JupyterLab) and <assignment>.worker.log (each cell's time or error, "
-                        "limits, each test, the notebook's stderr); outside SUBMITTED")
+                        "limits, each test, the notebook's stderr); outside SUBMITTED. With "
+                        "--out the results also go into that gradebook; without it into the "
+                        f"scratch gradebook DIR/{SCRATCH}/ (to look into a notebook without "
+                        "touching the real gradebook)")
     p.add_argument("--shard", type=_shard, metavar="I/N",
                    help="grade only shard I of N (counted from 1): the students whose folder "
                         "name falls in it (SHA-256 of the name mod N, + 1: the same on every "
@@ -124,13 +143,23 @@ def run(args) -> int:
         signals.append(signum)
         raise KeyboardInterrupt
 
+    out, replace = args.out, args.replace_tests
+    if out is None:
+        if args.keep is None:
+            raise CommandError("give --out DIR (the gradebook folder), or --keep DIR to grade "
+                               f"into the scratch gradebook DIR/{SCRATCH}/")
+        # a scratch gradebook takes whatever tests each try is given
+        out, replace = args.keep / SCRATCH, True
+        print(f"stridegrad grade: no --out: grading into the scratch gradebook {out}/",
+              file=sys.stderr)
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        grade(args.submitted, args.lesson, args.out, timeout=args.timeout, memory=args.memory,
+        grade(args.submitted, args.lesson, out, timeout=args.timeout, memory=args.memory,
               jobs=args.jobs, extra_tests=args.extra_tests, cell_timeout=args.cell_timeout,
               test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests,
               students=args.student, roster=args.roster, sandbox=args.sandbox,
-              progress=progress, shard=args.shard, keep=args.keep, points=args.points)
+              progress=progress, shard=args.shard, keep=args.keep, points=args.points,
+              replace_tests=replace)
     except GradeError as exc:
         progress.close()
         raise CommandError(str(exc)) from None
@@ -173,5 +202,58 @@ def run_merge(args) -> int:
     return 0
 
 
+EXPORT_HELP = ("write a lesson's points from a gradebook folder as the CSV file an LMS "
+               "imports: Canvas's Gradebook import, Moodle's grading worksheet")
+
+
+def configure_export(p):
+    from stridegrad.course.gradebook import LMS
+
+    p.epilog = ("canvas: Canvas's Gradebook CSV (Grades > Import), the columns of Canvas's "
+                "own export: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, "
+                "Section, then the assignment column 'NAME (ASSIGNMENT ID)', and a 'Points "
+                "Possible' row. moodle: the assignment's offline grading worksheet (Moodle "
+                "3.x and 4.x; enable the 'Offline grading worksheet' feedback type, then "
+                "Grading action > Upload grading worksheet): Identifier ('Participant ID'), "
+                "Full name, Grade, Maximum Grade, Last modified (grade). Students are matched "
+                "by the id stridegrad collect found in that LMS's download; the others are "
+                "named and left out.")
+    p.add_argument("out", type=Path, metavar="OUT",
+                   help="the gradebook folder (the --out of stridegrad grade)")
+    p.add_argument("--lesson", required=True, metavar="NN",
+                   help="the lesson (01 or 01_flat_storage)")
+    p.add_argument("--lms", required=True, choices=list(LMS), help="the LMS to import it")
+    p.add_argument("--column", metavar="NAME",
+                   help="Canvas: the assignment column, as Canvas's export names it: "
+                        "'NAME (ASSIGNMENT ID)' (default the lesson's name, which Canvas "
+                        "imports as a new assignment)")
+    p.add_argument("--file", type=Path, metavar="CSV",
+                   help="the file to write (default OUT/<assignment>-<lms>.csv)")
+
+
+def run_export(args) -> int:
+    import sys
+
+    from stridegrad.commands import CommandError
+    from stridegrad.course._sinks import terminal_line
+    from stridegrad.course.gradebook import RecordError, export_lms
+
+    if args.column is not None and args.lms != "canvas":
+        raise CommandError(f"--column is Canvas's assignment column; --lms {args.lms} "
+                           "finds its columns by name")
+    try:
+        path, rows, left_out = export_lms(args.out, args.lesson, args.lms, args.file,
+                                          column=args.column)
+    except RecordError as exc:
+        raise CommandError(str(exc)) from None
+    for line in left_out:
+        print(f"left out: {terminal_line(line)}", file=sys.stderr)
+    students = len(rows) - (args.lms == "canvas")  # Canvas's "Points Possible" row
+    print(f"wrote {path}: {students} student{'s' if students != 1 else ''}"
+          + (f", {len(left_out)} left out (above)" if left_out else ""))
+    return 0
+
+
 #: ``stridegrad grade merge ...``: chosen by the first argument (see ``stridegrad.cli``).
-SUBCOMMANDS = {"merge": (MERGE_HELP, configure_merge, run_merge)}
+SUBCOMMANDS = {"merge": (MERGE_HELP, configure_merge, run_merge),
+               "export": (EXPORT_HELP, configure_export, run_export)}

@@ -43,7 +43,9 @@ Blackboard's ``alice``; in a Canvas download it is its uploader's).
 Several notebooks of one student: the newest attempt is taken (Blackboard's
 attempt time, Canvas's resubmission number ``-1``, ``-2``), then one named after
 the lesson, then the newest file, then the one that defines the most of the
-lesson's exercises; the others are reported. A notebook named after another
+lesson's exercises; the others are reported, and the rule that decided is said
+and recorded (``taken``: "newest of 2" for an attempt or a newer file, "named after
+the lesson (of 2)", "defines the most exercises (of 2)"). A notebook named after another
 lesson (``02_...``) that defines none of this lesson's exercises is not taken.
 
 Identities. The LMS's own id of a student, where the export has one, goes into the
@@ -88,6 +90,12 @@ Not placed, and reported with why: files that are not notebooks, notebooks over
 the size limit or that cannot be read (an encrypted member), notebooks whose
 student cannot be told (a loose ``01_flat_storage.ipynb``), and ties. A notebook
 that is not valid JSON is placed: the grader then tells the student to re-save it.
+A student who has files in the download and none placed (only a PDF, only another
+lesson's notebook, a tie) gets a row in the record all the same, with why in its
+``not_placed`` column, where the file is known to be theirs: the LMS names it, it
+lies in their folder, ``--map`` names them, or its file name is a name known already
+(the roster, SUBMITTED, the record). The grader carries the record into the
+gradebook (:func:`stridegrad.course.gradebook.carry_collected`).
 
 Safety: the download is only read. A zip member with an absolute path or ``..``
 (zip slip) makes the whole archive refused; each notebook is read up to the size
@@ -127,8 +135,12 @@ _MAX_MEMBERS = 100_000
 _MAX_TOTAL = 4 * 1024**3
 #: The record's columns: ``student_id`` is the LMS's id of the student ('' if the export
 #: has none), see the module docstring.
+#: ``taken``: why the notebook placed was chosen over the student's others ("newest of 2");
+#: ``not_placed``: why none of a student's files was placed (a PDF, another lesson's
+#: notebook, a tie), for a student whose files the LMS names (the grader carries both
+#: into the gradebook's notes).
 _RECORD_COLUMNS = ["student", "student_id", "source", "rule", "late", "modified", "not_taken",
-                   "collected_at"]
+                   "taken", "not_placed", "collected_at"]
 
 _MOODLE_DIR = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<kind>[a-z]+)_?$")
 _MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_(?P<orig>.+)$")
@@ -174,6 +186,7 @@ class _Notebook:
     readable: bool = True
     problem: str = ""
     copy: bool = False              # named <student> + a copy suffix, with no LMS id
+    chosen: str = ""                # why it was taken over the student's others
 
 
 @dataclass
@@ -182,6 +195,11 @@ class CollectReport:
     placed: dict[str, _Notebook] = field(default_factory=dict)       # student -> notebook
     not_taken: dict[str, list[_Notebook]] = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)     # (path, why)
+    #: student -> ["path: why", ...]: the files of a student whose owner is known (their
+    #: LMS names them, or their folder) that were not placed; only students with no
+    #: notebook placed are kept (:func:`_owners`)
+    unplaced: dict[str, list[str]] = field(default_factory=dict)
+    unplaced_ids: dict[str, str] = field(default_factory=dict)       # student -> LMS id
     ignored: int = 0
     notes: list[str] = field(default_factory=list)
     files: WriteReport = field(default_factory=WriteReport)
@@ -344,13 +362,20 @@ def _classroom_prefix(folders: set[str], has_git: set[str], assignment: str) -> 
     return ""
 
 
-def _identify(files: list[_File], assignment: str, mapping: list[tuple[str, str]],
-              used: set[int], git_folders: set[str]) -> tuple[list[_Notebook], list]:
-    notebooks, skipped = [], []
+def _naming(files: list[_File], assignment: str, git_folders: set[str]) -> tuple[str, list]:
+    """(GitHub Classroom's folder prefix or '', the order the file rules are tried in),
+    as the notebooks ``files`` of the download show them."""
     folders = {f.path.split("/", 1)[0] for f in files if "/" in f.path}
     prefix = _classroom_prefix(
         {d for d in folders if not _MOODLE_DIR.match(d)}, git_folders, assignment)
-    order = _file_rules(files)
+    return prefix, _file_rules(files)
+
+
+def _identify(files: list[_File], assignment: str, mapping: list[tuple[str, str]],
+              used: set[int], git_folders: set[str],
+              naming: tuple[str, list] | None = None) -> tuple[list[_Notebook], list]:
+    notebooks, skipped = [], []
+    prefix, order = naming or _naming(files, assignment, git_folders)
     for f in files:
         parts = f.path.split("/")
         nb = _who(f, parts, assignment, prefix, order)
@@ -686,7 +711,7 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
 
     used: set[int] = set()
     mapping = mapping or []
-    candidates, skipped = [], []
+    candidates, skipped, others = [], [], []
     for f in files:
         if f.link:
             skipped.append((f.path, "a link: not followed"))
@@ -695,10 +720,22 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
             skipped.append((f.path, f"not a notebook ({kind})" + (
                 ": a zip inside the download; unpack it and collect the folder"
                 if kind.lower() == ".zip" else "")))
+            others.append(f)
         else:
             candidates.append(f)
-    notebooks, by_map = _identify(candidates, assignment, mapping, used, git)
+    naming = _naming(candidates, assignment, git)
+    notebooks, by_map = _identify(candidates, assignment, mapping, used, git, naming)
     skipped += by_map
+    # whose the files are that are no notebooks (a PDF): "submitted, not placed"
+    whys = dict(skipped)
+    owned = [(nb, whys[nb.file.path])
+             for nb in _identify(others, assignment, mapping, used, git, naming)[0]]
+    unplaced: list[tuple[_Notebook, str]] = []
+
+    def skip(nb: _Notebook, why: str) -> None:
+        skipped.append((nb.file.path, why))
+        unplaced.append((nb, why))
+
     total = 0
     ready = []
     for nb in notebooks:
@@ -707,16 +744,15 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
                                           "lesson's, not a student's): name it in --map"))
             continue
         if nb.file.size > max_bytes:
-            skipped.append((nb.file.path, f"{nb.file.size / 2**20:.0f} MB, over the "
-                                          f"{max_mb:g} MB limit (--max-mb)"))
+            skip(nb, f"{nb.file.size / 2**20:.0f} MB, over the {max_mb:g} MB limit (--max-mb)")
             continue
         try:
             nb.data = nb.file.read(max_bytes + 1)
         except (OSError, RuntimeError, zipfile.BadZipFile, NotImplementedError) as exc:
-            skipped.append((nb.file.path, f"cannot be read: {exc}"))
+            skip(nb, f"cannot be read: {exc}")
             continue
         if len(nb.data) > max_bytes:
-            skipped.append((nb.file.path, f"over the {max_mb:g} MB limit (--max-mb)"))
+            skip(nb, f"over the {max_mb:g} MB limit (--max-mb)")
             continue
         total += len(nb.data)
         if total > _MAX_TOTAL:
@@ -725,8 +761,8 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
         nb.defines, nb.readable = _defines(nb.data, checkpoint.exercises)
         nb.named = _named(nb.inner, assignment)
         if nb.named < 0 and not nb.defines:
-            skipped.append((nb.file.path, f"{nb.student}: another lesson's notebook (its name) "
-                                          f"that defines none of {assignment}'s exercises"))
+            skip(nb, f"{nb.student}: another lesson's notebook (its name) that defines none "
+                     f"of {assignment}'s exercises")
             continue
         ready.append(nb)
 
@@ -737,8 +773,9 @@ def collect(source: Path, submitted: Path, lesson: str, *, force: bool = False,
     _tell_apart(ready, report)
     ready = _check_ids(ready, record, _record_name(assignment), report)
     ready = _drop_copies(ready, report)
-    _choose(ready, report)
+    _choose(ready, report, unplaced)
     report.skipped = skipped + report.skipped
+    _owners(owned + unplaced, report, assignment, known, roster or [])
     for i, (pattern, student) in enumerate(mapping):
         if i not in used:
             report.notes.append(f"--map row {pattern},{student} matched nothing")
@@ -776,7 +813,13 @@ def _tell_apart(notebooks: list[_Notebook], report: CollectReport) -> None:
                     nb.student = f"{name}_{nb.ident}"
 
 
-def _choose(notebooks: list[_Notebook], report: CollectReport) -> None:
+#: Why the notebook taken beat the next one, by the first part of the ranking that
+#: tells them apart (:func:`_choose`): an attempt or a newer file is a resubmission.
+_CHOSEN = ("newest", "named after the lesson", "newest", "defines the most exercises")
+
+
+def _choose(notebooks: list[_Notebook], report: CollectReport,
+            unplaced: list[tuple[_Notebook, str]]) -> None:
     by_student: dict[str, list[_Notebook]] = {}
     for nb in notebooks:
         by_student.setdefault(nb.student, []).append(nb)
@@ -788,13 +831,49 @@ def _choose(notebooks: list[_Notebook], report: CollectReport) -> None:
         ranked = sorted(own, key=key, reverse=True)
         if len(ranked) > 1 and key(ranked[0]) == key(ranked[1]):
             tied = [nb.file.path for nb in ranked if key(nb) == key(ranked[0])]
-            report.skipped.append((", ".join(tied), f"{student}: {len(tied)} notebooks and no "
-                                   "way to tell which is the newest; keep one, or skip the "
-                                   "others with --map (pattern,-)"))
+            why = (f"{student}: {len(tied)} notebooks and no way to tell which is the newest; "
+                   "keep one, or skip the others with --map (pattern,-)")
+            report.skipped.append((", ".join(tied), why))
+            unplaced.append((ranked[0], why.replace(f"{student}: ", f"{', '.join(tied)}: ")))
             continue
         report.placed[student] = ranked[0]
         if len(ranked) > 1:
             report.not_taken[student] = ranked[1:]
+            first, second = key(ranked[0]), key(ranked[1])
+            ranked[0].chosen = _CHOSEN[next(i for i in range(4) if first[i] != second[i])]
+
+
+def _taken(nb: _Notebook, n: int) -> str:
+    """Why ``nb`` was taken of the student's ``n`` notebooks: ``newest of 2`` (a later
+    attempt or file: a resubmission), ``named after the lesson (of 2)``, ``defines the
+    most exercises (of 2)``."""
+    return f"newest of {n}" if nb.chosen == "newest" else f"{nb.chosen} (of {n})"
+
+
+def _owners(unplaced: list[tuple[_Notebook, str]], report: CollectReport, assignment: str,
+            known: dict[str, str], roster: list[str]) -> None:
+    """``report.unplaced``: for each student who has files in the download but none placed,
+    those files and why. A file counts as a student's where the LMS names it (Canvas,
+    Moodle, Blackboard, GitHub Classroom), it lies in a folder of its own, ``--map``
+    names its student, or its file name is a name already known (the roster, SUBMITTED,
+    the record); a loose ``notes.pdf`` is nobody's. Names that could not be filed (a
+    reserved name, mixed scripts) are left out: they are in ``report.skipped``."""
+    roster_names = {unicodedata.normalize("NFKC", n) for n in roster}
+    for nb, why in unplaced:
+        student = nb.student
+        if not student or student in report.placed or student == "-":
+            continue
+        if nb.rule == "file name" and student not in known:
+            continue
+        if _refusal(student, assignment, {student}, known, roster_names,
+                    by_map=nb.rule.endswith("--map")):
+            continue
+        prefix = f"{student}: "
+        report.unplaced.setdefault(student, []).append(
+            f"{nb.file.path}: {why.removeprefix(prefix)}" if not why.startswith(
+                nb.file.path) else why)
+        if nb.ident and nb.rule != "--map":
+            report.unplaced_ids.setdefault(student, nb.ident)
 
 
 def _target(submitted: Path, student: str, assignment: str) -> Path:
@@ -821,16 +900,28 @@ def _record(report: CollectReport, submitted: Path, source: Path) -> None:
     (:mod:`stridegrad.course._sinks`)."""
     path = submitted / _record_name(report.assignment)
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    rows = [r for student, r in _read_record(path).items() if student not in report.placed]
+    before = _read_record(path)
+    rows = [r for student, r in before.items()
+            if student not in report.placed and student not in report.unplaced]
     for student, nb in report.placed.items():
+        others = report.not_taken.get(student, [])
         rows.append({
             "student": student, "student_id": nb.ident,
             "source": f"{source.name}:{nb.file.full}", "rule": nb.rule,
             "late": "late" if nb.late else "",
             "modified": datetime.datetime.fromtimestamp(nb.file.mtime).isoformat(
                 timespec="seconds"),
-            "not_taken": "; ".join(o.file.full for o in report.not_taken.get(student, [])),
+            "not_taken": "; ".join(o.file.full for o in others),
+            "taken": _taken(nb, len(others) + 1) if others else "",
+            "not_placed": "", "collected_at": now})
+    for student, whys in report.unplaced.items():
+        # an earlier collect's notebook of theirs stays (and is graded); this one's files
+        # were not placed
+        row = dict(before.get(student) or {
+            "student": student, "student_id": report.unplaced_ids.get(student, ""),
             "collected_at": now})
+        row["not_placed"] = "; ".join(whys)
+        rows.append(row)
     rows.sort(key=lambda r: r["student"])
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = DictWriter(f, _RECORD_COLUMNS, extrasaction="ignore")
@@ -855,7 +946,7 @@ def _log_report(report: CollectReport, submitted: Path, log: Callable[[str], Non
                 notes.append("not a readable notebook: the grader will ask for a re-save")
             others = report.not_taken.get(student, [])
             if others:
-                notes.append(f"newest of {len(others) + 1}; not taken: "
+                notes.append(f"{_taken(nb, len(others) + 1)}; not taken: "
                              + ", ".join(o.file.path for o in others))
             log(f"{student.ljust(width)}  <- {nb.file.path}{state}  [{'; '.join(notes)}]")
     for note in report.notes:

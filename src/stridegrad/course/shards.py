@@ -21,7 +21,9 @@ A shard run marks its results: its ``run_id`` ends in ``-shardIofN``, which
 of ``stridegrad grade``) the way runs merge into one ``--out``: per lesson, per
 student, the result graded last (``graded_at``) wins, its per-test rows and its
 feedback page with it; ``gradebook.csv`` is rebuilt from the merged ``totals.csv``
-files and the union of the rosters. Results already in the target folder take
+files and the union of the rosters; collect's facts (``collected-<lesson>.csv``) per
+student, the newest collect's; the lesson's tests record (``<lesson>/tests.json``)
+is that of the newest result's tests. Results already in the target folder take
 part like any input. The merged results of a lesson must all have been made
 with the same tests (``tests_hash``); otherwise the merge refuses, naming the
 students, the folders and both hashes, unless ``allow_mixed_tests``.
@@ -42,11 +44,16 @@ from stridegrad.course._sinks import DictReader, terminal_log
 from stridegrad.course.gradebook import (
     GRADES_COLUMNS,
     ROSTER,
+    TESTS_RECORD,
     TOTALS_COLUMNS,
     RecordError,
     build_gradebook,
+    read_collected,
     read_roster,
     read_rows,
+    read_tests_record,
+    record_tests,
+    write_collected,
     write_rows,
 )
 
@@ -258,6 +265,8 @@ def merge_gradebooks(inputs: list[Path], out: Path, *, allow_mixed_tests: bool =
                 shutil.copyfile(source.path / page, target)
             else:  # an older page would describe another result
                 target.unlink(missing_ok=True)
+    for lesson, kept in merged.items():
+        _merge_facts(lesson, kept, sources, out)
     if roster:
         (out / ROSTER).write_text("".join(f"{n}\n" for n in roster), encoding="utf-8")
     book_path, book = build_gradebook(out)
@@ -273,6 +282,26 @@ def merge_gradebooks(inputs: list[Path], out: Path, *, allow_mixed_tests: bool =
     log(f"merged {len(sources)} gradebook folder{'s' if len(sources) != 1 else ''} ({names}) "
         f"into {out}: {per_lesson or 'no results'}; wrote {book_path} ({len(book)} students)")
     return book_path, book
+
+
+def _merge_facts(lesson: str, kept: dict[str, tuple[_Source, dict, dict]],
+                 sources: list[_Source], out: Path) -> None:
+    """The merged lesson's collect facts (``collected-<lesson>.csv``: per student, the
+    newest collect's) and tests record (``<lesson>/tests.json``: that of the tests the
+    newest result was made with, which every result shares unless mixed tests were
+    allowed)."""
+    facts: dict[str, dict] = {}
+    for source in sources:
+        for student, row in read_collected(source.path, lesson).items():
+            if student not in facts or row["collected_at"] >= facts[student]["collected_at"]:
+                facts[student] = row
+    write_collected(out, lesson, facts.values())
+    if not kept:
+        return
+    newest = max((total for _, total, _ in kept.values()), key=_when)["tests_hash"]
+    records = [read_tests_record(s.path / lesson / TESTS_RECORD) for s in sources]
+    record = next((r for r in records if r and r["tests_hash"] == newest), None)
+    record_tests(out / lesson, record or {"tests_hash": newest})
 
 
 def _file_columns(lesson: str, sources: list[_Source]) -> dict[str, tuple[str, ...]]:
