@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -67,23 +68,36 @@ def main() -> None:
     p.add_argument("--sizes", type=int, nargs="+", default=[40, 300])
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--looping-every", type=int, default=40)
+    p.add_argument("--judge", nargs="+", choices=("outside", "inside"),
+                   default=["outside", "inside"],
+                   help="where the tests run: the judge outside the sandbox (the default "
+                        "for lesson 01) or the worker inside it; both, one after the other, "
+                        "give the cost of the judge as a ratio from one run")
     args = p.parse_args()
     print(f"grading lesson {STEM} in the sandbox, --jobs {args.jobs}, default limits")
-    print(f"{'notebooks':>9} {'wall s':>8} {'s/notebook':>11} {'slowest s':>10}  mix",
-          flush=True)
+    print(f"{'notebooks':>9} {'judge':>8} {'wall s':>8} {'s/notebook':>11} {'slowest s':>10}"
+          "  mix", flush=True)
     for n in args.sizes:
-        with tempfile.TemporaryDirectory(prefix="stridegrad-class-") as tmp:
-            counts = _class(Path(tmp) / "submitted", n, args.looping_every)
-            t0 = time.perf_counter()
-            grades = grade(Path(tmp) / "submitted", "01", Path(tmp) / "out", jobs=args.jobs,
-                           log=lambda s: None)
-            wall = time.perf_counter() - t0
-        bad = [g.student for g in grades if g.status != "graded"]
-        if bad:
-            raise SystemExit(f"{n} submissions: not graded: {bad}")
-        slowest = max(g.seconds for g in grades)
-        mix = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-        print(f"{n:>9} {wall:>8.1f} {wall / n:>11.2f} {slowest:>10.1f}  {mix}", flush=True)
+        walls = {}
+        for judge in args.judge:
+            os.environ["STRIDEGRAD_JUDGE"] = judge
+            with tempfile.TemporaryDirectory(prefix="stridegrad-class-") as tmp:
+                counts = _class(Path(tmp) / "submitted", n, args.looping_every)
+                t0 = time.perf_counter()
+                grades = grade(Path(tmp) / "submitted", "01", Path(tmp) / "out",
+                               jobs=args.jobs, log=lambda s: None)
+                wall = walls[judge] = time.perf_counter() - t0
+            bad = [g.student for g in grades if g.status != "graded"]
+            if bad:
+                raise SystemExit(f"{n} submissions: not graded: {bad}")
+            slowest = max(g.seconds for g in grades)
+            mix = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+            print(f"{n:>9} {judge:>8} {wall:>8.1f} {wall / n:>11.2f} {slowest:>10.1f}  {mix}",
+                  flush=True)
+        if len(walls) == 2:
+            print(f"{n:>9} judge outside / inside: {walls['outside'] / walls['inside']:.2f}x "
+                  "(goal: at most 1.25x)", flush=True)
+    os.environ.pop("STRIDEGRAD_JUDGE", None)
 
 
 if __name__ == "__main__":

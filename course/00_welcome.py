@@ -142,10 +142,12 @@ flatten([[1, 2, 3], [4, 5, 6]])
 # `flatten` is untouched. Read the table: each failing test names the call,
 # what it expected and what came back; then the **cause**, when `check()`
 # recognises the mistake (as it does here), or else a **hint** about what
-# that test checks. One failing row may surprise you, `leaves_the_input_alone`:
-# it checks that the result shares no list with the input (a result holding
-# one of the caller's lists changes when the caller changes that list), and a
-# one-level flatten hands the inner lists of a deeper input back as they are.
+# that test checks. One failing row may surprise you,
+# `neither_changes_nor_shares_the_input`: the one-level flatten changes nothing,
+# but the test also checks that the result shares no list with the input (a
+# result holding one of the caller's lists changes when the caller changes that
+# list), and a one-level flatten hands the inner lists of a deeper input back
+# as they are.
 
 # %%
 def one_level_flatten(data):

@@ -156,14 +156,14 @@ nested(map_binary(lambda u, v: u + v, a, a_t), (2, 2))
 # %% [markdown]
 # ## Reductions: collapsing one axis
 #
-# `sum(m, axis=0)` sums **over the rows**: the index along axis 0, the row,
-# changes and the column stays, so each column is added **down**:
+# `sum(m, axis=0)` adds **down the columns**: the index along axis 0, the row,
+# changes and the column stays, so each column is added from top to bottom:
 # `[0 + 3, 1 + 4, 2 + 5] = [3, 5, 7]`, shape `(3,)`.
-# `sum(m, axis=1)` sums over the columns, **along** each row: `[3, 12]`, shape
-# `(2,)` (the tests call the two `sum_over_rows` and `sum_over_columns`). The
-# reduced axis disappears from the shape, unless you ask for `keepdims=True`,
-# which leaves a 1 in its place: `(1, 3)` and `(2, 1)`. The picture shows
-# which storage cells feed each output.
+# `sum(m, axis=1)` adds **along the rows**, each row from left to right:
+# `[3, 12]`, shape `(2,)` (the tests call the two `sums_down_the_columns` and
+# `sums_along_the_rows`). The reduced axis disappears from the shape, unless
+# you ask for `keepdims=True`, which leaves a 1 in its place: `(1, 3)` and
+# `(2, 1)`. The picture shows which storage cells feed each output.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(8, 2.6))
@@ -302,10 +302,13 @@ def argmax_axis(x, axis):
     """For each lane of a view along ``axis``, the index of its largest element.
 
     Shape contract: ``(d0, ..., dn-1)`` along ``axis = k`` -> the shape without
-    ``dk``. Returns ``(values, shape)``: a list of ints in row-major order, each in
-    ``range(dk)`` (the position along the axis, not in storage), and that shape as
-    a tuple. On a tie, the first (smallest) index, as in NumPy. A negative ``axis``
+    ``dk``. On a tie, the first (smallest) index, as in NumPy. A negative ``axis``
     counts from the end.
+
+    Returns:
+        ``(values, shape)``: the indices, a list of ints in row-major order, each in
+        ``range(dk)`` (the position along the axis, not in storage), and that shape
+        as a tuple.
 
     Raises:
         ValueError: naming the axis and the number of dimensions, if ``axis`` is out

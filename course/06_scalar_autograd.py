@@ -202,8 +202,9 @@ print(f"x * x at x = 3: got dy/dx = {x.grad}, but d(x²)/dx = 2x = 6")
 # ## Exercise 1 · `add`
 #
 # Write `add(a, b)`: a new Value holding `a.data + b.data`, remembering its
-# inputs `(a, b)` and the label `"+"`, with a closure that sends the incoming
-# gradient to both inputs (the slope of `a + b` is 1 in each).
+# inputs `(a, b)` and its operation `"+"` (its `_op`), with a closure that
+# sends the incoming gradient to both inputs (the slope of `a + b` is 1 in
+# each).
 
 # %%
 #| exercise: stridegrad.course.designs.add
@@ -562,8 +563,9 @@ for squash in (False, True):
 # | `central_difference` | `torch.autograd.gradcheck(f, inputs)` (float64, central differences) |
 #
 # The library's own `sg.Value` (used for the first picture) is this engine
-# tuned: its closures capture plain numbers, take `g` and *return* the
-# inputs' gradients, and the engine does the `+=`, so no closure can forget it.
+# tuned: no closure per node, but one shared rule per operation, which takes
+# `g` and the plain numbers the node saved and *returns* the inputs'
+# gradients; the engine does the `+=`, so no rule can forget it.
 
 # %% [markdown]
 # ## Going further

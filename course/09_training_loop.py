@@ -518,9 +518,9 @@ plt.show()
 # rows) and the loss curve redraws itself as training runs. (The bar and the
 # live figure are for you to watch; their output differs from run to run, so
 # the notebook tests ignore it. Where the bar cannot be drawn, in a page that
-# shows a saved notebook or a notebook reopened without its kernel, it shows
-# the state it was saved with, 0%; the plain line under it, printed when the
-# loop ends, says how far it got.)
+# shows a saved notebook or a notebook reopened without its kernel, a sentence
+# stands in its place, and the plain line under it, printed when the loop
+# ends, says how far the loop got.)
 
 # %%
 sg.manual_seed(0)

@@ -266,8 +266,9 @@ def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
     assert not rows["returns_a_new_list"].diagnosis
     assert rows["returns_a_new_list"].hint.startswith("check() does not know this mistake")
     assert rows["flattens_a_matrix"].hint  # a general hint stays
-    # leaves_the_input_alone looks at the inputs only: a wrong value does not fail it
-    assert rows["leaves_the_input_alone"].passed
+    # neither_changes_nor_shares_the_input looks at the inputs and at what the result
+    # shares with them only: a wrong value does not fail it
+    assert rows["neither_changes_nor_shares_the_input"].passed
     # one that empties its input (and also forgets to wrap a number) gets it
     ns = define("""
         def flatten(data):
@@ -279,7 +280,7 @@ def test_a_hint_about_one_mistake_is_shown_only_for_that_mistake():
                 out.extend(flatten(item) if isinstance(item, list) else [item])
             return out
     """)
-    row = run_checkpoint(load_checkpoint("00"), ns).row("leaves_the_input_alone")
+    row = run_checkpoint(load_checkpoint("00"), ns).row("neither_changes_nor_shares_the_input")
     assert not row.diagnosis and "no pop" in row.hint
 
 
@@ -289,9 +290,9 @@ def test_flatten_that_changes_or_shares_its_input_fails(label):
     m = {m.label: m for m in for_episode("00")["flatten"]}[label]
     result = run_checkpoint(load_checkpoint("00"), m.define(), exercise="flatten")
     failing = {r.test for r in result.rows if not r.passed}
-    assert failing & {"leaves_the_input_alone", "returns_a_new_list"}
+    assert failing & {"neither_changes_nor_shares_the_input", "returns_a_new_list"}
     if label != "empties the input":  # that one also cannot take a lone number
-        assert failing <= {"leaves_the_input_alone", "returns_a_new_list",
+        assert failing <= {"neither_changes_nor_shares_the_input", "returns_a_new_list",
                            "flatten_on_generated_inputs"}
 
 
@@ -636,8 +637,10 @@ def test_a_hint_about_changing_the_input_stays_for_any_change_of_the_input():
     """)
     result = check("00", "flatten", namespace=ns)
     failing = [r for r in result.rows if not r.passed]
-    assert [r.test for r in failing] == ["leaves_the_input_alone", "flatten_on_generated_inputs"]
-    hint = next(t.hint for t in load_checkpoint("00").tests if t.name == "leaves_the_input_alone")
+    assert [r.test for r in failing] == ["neither_changes_nor_shares_the_input",
+                                         "flatten_on_generated_inputs"]
+    hint = next(t.hint for t in load_checkpoint("00").tests
+                if t.name == "neither_changes_nor_shares_the_input")
     assert failing[0].hint == hint and not failing[0].diagnosis
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -225,3 +226,24 @@ def test_check_finds_the_lesson_of_a_renamed_notebook_in_its_cells(tmp_path, cap
     broken = tmp_path / "broken.ipynb"
     broken.write_text("[" * 100_000)
     assert lesson_of_notebook(broken) is None
+
+
+def test_check_says_what_the_n_of_in_n_is(tmp_path, capsys):
+    """The cells `stridegrad check` names are `In [n]`, n the execution count JupyterLab
+    shows after Restart Kernel and Run All (the empty cell gets none): said once."""
+    from stridegrad.commands.check import IN_N
+
+    cells = [{"cell_type": "markdown", "id": "m", "metadata": {}, "source": "# notes"},
+             {"cell_type": "code", "id": "a", "metadata": {}, "source": "x = 1",
+              "outputs": [], "execution_count": None},
+             {"cell_type": "code", "id": "b", "metadata": {}, "source": "",
+              "outputs": [], "execution_count": None},
+             {"cell_type": "code", "id": "c", "metadata": {}, "source": "1 / 0",
+              "outputs": [], "execution_count": None}]
+    notebook = tmp_path / "mine.ipynb"
+    notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                    "nbformat_minor": 5}))
+    assert cli(["check", str(notebook), "--lesson", "00", "--timeout", "60"]) == 1
+    out = capsys.readouterr().out
+    assert out.count(IN_N) == 1 and "execution count" in IN_N
+    assert out.index(IN_N) < out.index("In [2]: 1 / 0\n    raised ZeroDivisionError"), out

@@ -126,6 +126,14 @@ def test_recursive_sort_is_an_error_row_not_a_crash():
     assert row.status == "error" and "RecursionError" in row.got
 
 
+def test_a_chain_in_the_wrong_order_names_its_ends():
+    """Every node of the chain holds 1.0: the row says which end came first, in words."""
+    ns = define(dict(WRONG["topological_order"])["reversed: root first"])
+    row = run_checkpoint(CP, ns, exercise="topological_order").row("chain_of_ten_thousand")
+    assert row.status == "fail"
+    assert (row.expected, row.got) == ("[the leaf x, ..., the root]", "[the root, ..., the leaf x]")
+
+
 def test_lesson_value_is_the_designs_value():
     """The notebook defines Value and as_value itself (so that its operators call the
     learner's functions); the copy must not drift from the reference module."""

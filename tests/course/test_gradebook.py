@@ -112,8 +112,9 @@ def test_a_second_lesson_keeps_the_first(runs):
     out = runs["out"]
     assert {r["student"]: r for r in _csv(out / STEM / "totals.csv")} == runs["after_regrade"]
     book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
-    assert list(next(iter(book.values()))) == ["student", STEM0, STEM, "total", "max_total",
-                                                "stretch", "stretch_max", "notes"]
+    assert list(next(iter(book.values()))) == ["student", "student_id", STEM0, STEM, "total",
+                                                "max_total", "stretch", "stretch_max",
+                                                "notes"]
     # the stretch exercises are extra credit, summed over the lessons apart from the total
     assert book["alice"]["stretch"] == book["alice"]["stretch_max"] == \
         str(CP0.stretch_points + CP.stretch_points)
@@ -169,15 +170,37 @@ def test_check_reproduces_the_grade(runs, capsys):
     assert "1001" in capsys.readouterr().out  # the same test, shown
 
 
-def test_a_stale_result_is_noted(runs, tmp_path):
+def test_a_regrade_with_other_tests_is_refused_or_noted_on_the_rows_it_changed(runs, tmp_path):
+    """The lesson was graded with hidden tests: a one-student run without them (the
+    README's resubmission example, run once hidden tests are in use) is refused before
+    any notebook runs, naming both hashes; with --replace-tests it runs, and the note
+    goes on the result it changed, not on the others."""
     out = tmp_path / "graded"
     shutil.copytree(runs["out"], out)
+    before = (out / STEM / "totals.csv").read_bytes()
+    with pytest.raises(GradeError) as refused:
+        grade(runs["sub"], "01", out, students=["alice"], **LIMITS)
+    message = str(refused.value)
+    lesson, mine = re.findall(r"tests ([0-9a-f]{16})", message)
+    assert lesson == runs["after_regrade"]["bob"]["tests_hash"] and mine != lesson
+    assert "extra tests hidden.py sha256" in message and "no extra tests" in message
+    assert "the extra tests differ" in message and "--replace-tests" in message
+    assert "\n" not in message
+    assert (out / STEM / "totals.csv").read_bytes() == before  # nothing graded, nothing written
     logs: list[str] = []
-    grade(runs["sub"], "01", out, students=["alice"], **{**LIMITS, "log": logs.append})
+    grade(runs["sub"], "01", out, students=["alice"], replace_tests=True,
+          **{**LIMITS, "log": logs.append})
     book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
-    assert "graded with other tests" in book["bob"]["notes"]
+    assert f"{STEM}: graded with other tests ({mine}, the lesson's {lesson})" in \
+        book["alice"]["notes"]
+    assert "graded with other tests" not in book["bob"]["notes"]
+    assert "graded with other tests" not in book["carol"]["notes"]
+    assert any(line.startswith(f"warning: 1 student of {STEM} were graded with other tests "
+                               f"than the lesson's ({lesson}): alice") for line in logs), logs
+    # the same hidden tests again: accepted, and alice's note is gone
+    grade(runs["sub"], "01", out, students=["alice"], extra_tests=runs["extra"], **LIMITS)
+    book = {r["student"]: r for r in _csv(out / "gradebook.csv")}
     assert "graded with other tests" not in book["alice"]["notes"]
-    assert any(line.startswith("warning: 2 students of") for line in logs)
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -261,7 +284,7 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
         if not line.done or not live:
             return
         lines.append(line)
-        seen.extend(live)  # zoe's worker, still running
+        seen.extend(live)  # zoe's worker (and the judge beside it), still running
         raise KeyboardInterrupt
 
     logs: list[str] = []
@@ -272,7 +295,8 @@ def test_ctrl_c_stops_every_worker_and_writes_what_finished(tmp_path):
     assert (first.done, first.total, first.not_graded) == (1, 2, 1), first
     amy = [t for t in said if t.startswith("amy ")]
     assert amy and amy[0].startswith("amy 0/") and amy[0].endswith("invalid-notebook")
-    assert len(seen) == 1 and seen[0].poll() is not None  # killed, not left behind
+    notebooks = [p for p in seen if not getattr(p, "judge", False)]
+    assert len(notebooks) == 1 and all(p.poll() is not None for p in seen)  # none left behind
     assert not grader._LIVE
     assert "interrupted: stopped 1 running notebook; writing the 1 of 2 finished" in logs
     totals = _csv(tmp_path / "out" / STEM / "totals.csv")

@@ -88,7 +88,9 @@ def submissions() -> dict:
         "heidi_crash": (dump(_with_cell(_solution(), "import os\nos._exit(3)", at=-1)), 0, "crashed"),
         "ivan_missing": (None, 0, "no-notebook"),
         "judy_imports": (dump(_imports_instead(_solution())), 0, "graded"),
-        # cheats: a forged result (on every file descriptor), and a patched grader
+        # cheats: a forged result (on every file descriptor), and a patched grader. The
+        # lesson's tests run in the judge, outside the notebook's process: a forged line
+        # is no answer to any call, and what the notebook patches is not what runs
         "mallory_forges_result": (dump(_with_cell(json.loads(lesson), (
             "import json, os\n"
             "forged = json.dumps({'status': 'graded', 'code_cells': 1, 'cell_errors': [],\n"
@@ -98,10 +100,10 @@ def submissions() -> dict:
             "        os.write(fd, ('\\n' + forged + '\\n').encode())\n"
             "    except OSError:\n"
             "        pass\n"
-            "os._exit(0)"))), 0, "tampered"),
+            "os._exit(0)"))), 0, "crashed"),
         "oscar_patches_expect": (dump(_with_cell(json.loads(lesson), (
             "import stridegrad.course.checks as c\n"
-            "c.expect = lambda fn, *a, returns=None, **k: returns"))), 0, "tampered"),
+            "c.expect = lambda fn, *a, returns=None, **k: returns"))), 0, "graded"),
         # the checkpoint's own tests, replaced (the list) or rewritten (a test's code, a
         # helper's code): tampered, with or without extra tests
         "peggy_replaces_tests": (dump(_with_cell(json.loads(lesson), (
@@ -109,7 +111,7 @@ def submissions() -> dict:
             "from stridegrad.course.checks import load_checkpoint\n"
             "cp = load_checkpoint('01')\n"
             "cp.tests[:] = [dataclasses.replace(t, func=lambda fn: None) for t in cp.tests]"))),
-            0, "tampered"),
+            0, "graded"),
         "trent_rewrites_code": (dump(_with_cell(json.loads(lesson), (
             "from stridegrad.course.checks import load_checkpoint\n"
             "import stridegrad.course.checks as c\n"
@@ -118,7 +120,7 @@ def submissions() -> dict:
             "        t.func.__code__ = (lambda fn: None).__code__\n"
             "    except ValueError:\n"
             "        pass  # a contract's test is a closure: another code cannot go in\n"
-            "c._equal.__code__ = (lambda got, expected: True).__code__"))), 0, "tampered"),
+            "c._equal.__code__ = (lambda got, expected: True).__code__"))), 0, "graded"),
     }
 
 
@@ -178,13 +180,11 @@ def test_failure_reasons_are_named(graded):
     assert {r.status for r in judy if not r.stretch} == {"imported"}
     assert {r.status for r in judy if r.stretch} == {"missing"}
     assert {r.status for r in g["bob_untouched"].rows} == {"stub"}
-    assert "not written by the grader" in g["mallory_forges_result"].message, \
+    assert "exit code 0" in g["mallory_forges_result"].message, \
         g["mallory_forges_result"].message
-    assert "stridegrad.course.checks.expect" in g["oscar_patches_expect"].message
-    assert "the tests of checkpoint 01_flat_storage" in g["peggy_replaces_tests"].message
-    trent = g["trent_rewrites_code"].message
-    assert "stridegrad.course.checks._equal" in trent and "ep01.numel_of_a_3d_shape" in trent, \
-        trent
+    for cheat in ("oscar_patches_expect", "peggy_replaces_tests", "trent_rewrites_code"):
+        # what they patched runs in their own process only: their stubs are graded
+        assert {r.status for r in g[cheat].rows if r.exercise == "numel"} == {"stub"}, cheat
     assert {r.status for r in g["erin_syntax_error"].rows if r.exercise == "numel"} == {"missing"}
     stuck = g["carol_stuck_cell"].cell_errors
     assert len(stuck) == 1 and f"did not finish within {CELL_LIMIT} s" in stuck[0]["error"]
@@ -274,7 +274,12 @@ def test_summary_table(graded):
     assert logs[0].split() == ["student", "points", "notebook", "notes"]
     assert any(line.startswith("alice_solution") and f"{FULL + 2}/{FULL + 2}" in line
                for line in logs)
-    assert logs[-1].startswith(f"graded {len(graded['expected'])} notebooks of {STEM} in ")
+    # ivan_missing's folder has no notebook: "graded N" counts the notebooks there were
+    n = len(graded["expected"])
+    none = sum(status == "no-notebook" for _, _, status in graded["expected"].values())
+    assert none == 1
+    assert logs[-1].startswith(f"graded {n - none} notebooks of {STEM} ({none} of the {n} "
+                               "student folders have none) in "), logs[-1]
     assert logs[-2].startswith(f"sandbox: {MODE}" if MODE else "sandbox: OFF")
 
 

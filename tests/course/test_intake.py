@@ -448,13 +448,13 @@ def test_an_exception_grading_one_student_is_their_row(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ a class, graded
 
-def _forger(line: str) -> str:
+def _forger(line: str, checkpoint=CP, stem: str = STEM) -> str:
     """A cell that finds the worker's result writer among all objects (``gc``), takes
     the token and the result's descriptor from its closure, and writes the Python
     expression ``line`` (bytes; ``token``, ``cells``, the notebook's number of code
     cells, and ``rows``, a full-marks row per test, in scope) as the result line, then
     exits: the forgery of the issue's "forging the result" class."""
-    tests = {t.name: [t.exercise, t.points, t.hidden, t.stretch] for t in CP.tests}
+    tests = {t.name: [t.exercise, t.points, t.hidden, t.stretch] for t in checkpoint.tests}
     return (
         "import gc, json, os\n"
         "write = next(o for o in gc.get_objects() if callable(o) and\n"
@@ -463,7 +463,7 @@ def _forger(line: str) -> str:
         "env = dict(zip(write.__code__.co_freevars,\n"
         "               (c.cell_contents for c in write.__closure__)))\n"
         "token, fd = env['token'], env['result_fd']\n"
-        f"nb = json.load(open({STEM + '.ipynb'!r}))\n"
+        f"nb = json.load(open({stem + '.ipynb'!r}))\n"
         "cells = sum(c['cell_type'] == 'code' for c in nb['cells'])\n"
         f"tests = json.loads({json.dumps(json.dumps(tests))})\n"
         "rows = [{'test': t, 'exercise': e, 'status': 'pass', 'points': p, 'max_points': p,\n"
@@ -498,12 +498,15 @@ EXPECTED = {
     "judy_deep_json": ("invalid-notebook", 0, "nested 100,000 levels deep"),
     "olaf_links_root": ("refused", 0, "the folder olaf_links_root/ is a symbolic link"),
     "sol_links_solutions": ("refused", 0, "is a symbolic link"),
-    "kim_forges_points": ("tampered", 0, "points 1000000 where the checkpoint gives"),
-    "leo_forges_a_test": ("tampered", 0, "'full_marks' is no test of 01_flat_storage"),
-    "mia_forges_types": ("tampered", 0, "status is of type int, not str"),
-    "ned_deep_result": ("tampered", 0, "nested 100,000 levels deep, more than the limit of 8"),
-    "olga_big_result": ("tampered", 0, "over the limit of 8 MB"),
-    "pia_malformed_rows": ("tampered", 0, "row 1 is a list, not a dict"),
+    # lesson 01's tests run in the judge, outside the sandbox: a result line the notebook
+    # writes goes to the judge, which reads no result from the notebook at all (the
+    # same forgeries against a lesson still judged inside: test_forged_results_inside)
+    "kim_forges_points": ("crashed", 0, "exit code 0"),
+    "leo_forges_a_test": ("crashed", 0, "exit code 0"),
+    "mia_forges_types": ("crashed", 0, "exit code 0"),
+    "ned_deep_result": ("crashed", 0, "exit code 0"),
+    "olga_big_result": ("crashed", 0, "exit code 0"),
+    "pia_malformed_rows": ("crashed", 0, "exit code 0"),
 }
 
 
@@ -551,6 +554,24 @@ def hostile_class(tmp_path_factory):
         _remove_deep_tree(sub / "ivan_too_deep")
         _remove_deep_tree(sub / "jack_deep_beside" / "scratch")
     return {"grades": {g.student: g for g in grades}, "out": base / "out", "logs": logs}
+
+
+def test_forged_results_inside(tmp_path):
+    """Lesson 06's tests still run in the worker, inside the sandbox: there a notebook
+    that digs the token out of its own memory can write a result line, which the grader
+    checks against the trusted checkpoint and refuses (status "tampered", no points)."""
+    six = load_checkpoint("06")
+    assert not grader.judged_outside("06")
+    lesson = json.loads((ROOT / "lessons" / f"{six.lesson}.ipynb").read_text())
+    forged = _forger("result(result={'rows': [dict(r, points=1_000_000, max_points=1_000_000)"
+                     " for r in rows]})", six, six.lesson)
+    path = tmp_path / "sub" / "kim" / six.lesson / f"{six.lesson}.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_with_cell(lesson, forged)))
+    g, = grade(tmp_path / "sub", "06", tmp_path / "out", timeout=120, cell_timeout=CELL_LIMIT,
+               jobs=1, sandbox=MODE, log=lambda s: None)
+    assert (g.status, g.points) == ("tampered", 0), g.message
+    assert "points 1000000 where the checkpoint gives" in g.message
 
 
 def test_each_hostile_student_gets_a_row_with_the_reason(hostile_class):

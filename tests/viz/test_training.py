@@ -144,3 +144,19 @@ def test_a_notebook_bar_ends_with_a_plain_line(monkeypatch, capsys):
     assert len(bar) == 4 and bar.total == 4  # still the tqdm bar underneath
     assert list(bar) == [0, 1, 2, 3]
     assert capsys.readouterr().out == "epochs: 4/4 epochs, done\n"
+
+
+def test_a_notebook_bar_stores_words_not_its_first_state(monkeypatch):
+    """Where a page cannot draw the widget it shows the bar's plain text: what the bar
+    is and where to look, not tqdm's frozen "0%"."""
+    import IPython.display
+    from tqdm.notebook import tqdm_notebook
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+    bar = training._widget_bar(tqdm_notebook, range(3), None, "epochs", {"unit": "epoch"})
+    assert list(bar) == [0, 1, 2]
+    [bundle] = shown
+    assert bundle["text/plain"] == training.BAR_TEXT.format(desc="epochs")
+    assert "0%" not in bundle["text/plain"]
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the bar itself, as before

@@ -7,9 +7,14 @@ from pathlib import Path
 
 from stridegrad.commands import CommandError
 
-__all__ = ["HELP", "configure", "find_notebook", "lesson_of_notebook", "run"]
+__all__ = ["HELP", "IN_N", "configure", "find_notebook", "lesson_of_notebook", "run"]
 
 HELP = "run a lesson notebook and print its checkpoint table (what passes, what to fix)"
+
+#: Printed once before the first line that names a cell ``In [n]``: what the n is.
+IN_N = ("(In [n] names a code cell by its execution count: the number JupyterLab shows\n"
+        " beside it after Kernel > Restart Kernel and Run All Cells, which counts the code\n"
+        " cells from 1 in order, empty ones skipped)")
 
 
 def configure(p):
@@ -115,6 +120,8 @@ def run(args) -> int:
         raise CommandError(f"{path}: {out['message']}", code=1)
     from stridegrad.course._sinks import terminal_text
 
+    if out.get("cell_errors") or out.get("redefined"):
+        print(IN_N)
     for e in out.get("cell_errors", []):  # the notebook's own text: no escape sequences
         print(terminal_text(f"{cell_name(e)}\n    raised {e['error']}"
                             + (f" (line {e['line']})" if e.get("line") else "")))

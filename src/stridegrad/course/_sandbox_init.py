@@ -66,6 +66,8 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
 SECCOMP_MODE_FILTER = 2
 KEYCTL_JOIN_SESSION_KEYRING = 1
+#: A launcher argument ``HIDE + path``: show that folder empty (sandbox.HIDE).
+HIDE = "!hide:"
 # statvfs flags that a user namespace may not clear from a bind mount
 _LOCKED = {os.ST_NOSUID: MS_NOSUID, os.ST_NODEV: MS_NODEV, os.ST_NOEXEC: MS_NOEXEC,
            os.ST_NOATIME: 1024, os.ST_NODIRATIME: 2048, os.ST_RELATIME: 1 << 21}
@@ -201,12 +203,18 @@ def build_root(root, disk_mb, read_only):
         if os.path.exists("/etc/" + name):
             bind_read_only("/etc/" + name, os.path.join(root, "etc", name))
     covered = [root + "/" + name for name in SYSTEM]
+    hidden = [path[len(HIDE):] for path in read_only if path.startswith(HIDE)]
+    read_only = [path for path in read_only if not path.startswith(HIDE)]
     for path in sorted(read_only, key=len):
         target = root + path
         if os.path.exists(path) and not any(target == c or target.startswith(c + "/")
                                             for c in covered):
             bind_read_only(path, target)
             covered.append(target)
+    for path in hidden:  # shown empty: a read-only tmpfs over it
+        target = root + path
+        if os.path.isdir(target):
+            mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
     dev = os.path.join(root, "dev")
     os.mkdir(dev)
     for name in DEVICES:

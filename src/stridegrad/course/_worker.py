@@ -23,6 +23,12 @@ memory, killed). With ``keep`` in the message, each cell's outputs (bounded) are
 written there too, a JSON line per cell as it finishes, so that a notebook that
 dies still leaves the outputs of the cells before.
 
+With ``serve`` in the message (a lesson the grader judges outside the sandbox,
+:mod:`stridegrad.course._judge`), the message carries no tests, points or hidden tests,
+and the worker loads no checkpoint: after the cells it says what the exercises' names
+hold and answers the judge's calls (:class:`stridegrad.course._wire.WorkerChannel`)
+until the judge is done.
+
 The worker logs to its stderr, a line per event starting with :data:`LOG_PREFIX`:
 the limits, each cell's start (:data:`CELL_STARTED`) and its end with its time or
 error, each test's verdict, and each exercise whose ``check()`` ran on another
@@ -165,9 +171,15 @@ def _read_message() -> dict:
     so a notebook that prints a result of its own cannot pass it off as the grader's),
     the notebook and the hidden tests."""
     line = sys.stdin.buffer.readline()
-    sys.stdin.close()
-    sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
     message = json.loads(line)
+    if isinstance(message, dict) and message.get("serve"):
+        # the judge's requests come on this pipe after the cells: a private copy of it
+        message["request_fd"] = os.dup(0)
+    sys.stdin.close()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
     if not isinstance(message, dict) or not isinstance(message.get("token"), str):
         raise SystemExit("stridegrad worker: stdin must start with the grader's JSON message")
     return message
@@ -323,13 +335,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
         os._exit(0)  # no atexit handler of the notebook's may write after the result
 
-    from stridegrad.course.checks import load_checkpoint, run_checkpoint
-
-    checkpoint = _load_hidden(message.get("extra_tests"), load_checkpoint(args.episode))
-    if message.get("points"):  # the instructor's points file, resolved by the grader
-        from stridegrad.course.points import apply_points
-
-        checkpoint = apply_points(checkpoint, message["points"])
     name = Path(str(message.get("name") or "notebook.ipynb")).name
     raw = base64.b64decode(message.get("notebook", ""))
     limits = _limit(args.memory, args.processes, args.file_size, args.open_files)
@@ -344,27 +349,121 @@ def main(argv: list[str] | None = None) -> int:
     except (NotebookError, OSError) as exc:
         _log(f"not graded: {exc}")
         return write({"status": "invalid-notebook", "message": str(exc), "limits": limits})
+    if message.get("serve"):
+        return _serve(args, message, name, cells, limits, result_fd, token, write)
 
+    from stridegrad.course.checks import load_checkpoint, run_checkpoint
+
+    checkpoint = _load_hidden(message.get("extra_tests"), load_checkpoint(args.episode))
+    if message.get("points"):  # the instructor's points file, resolved by the grader
+        from stridegrad.course.points import apply_points
+
+        checkpoint = apply_points(checkpoint, message["points"])
     os.environ[GRADING_ENV] = "1"  # check() in a cell runs no tests: they run once, below
-    from stridegrad.course import checks
-    from stridegrad.course._cells import CellRunner, Outputs
-
-    keep = bool(message.get("keep"))
-    outputs = Outputs()
-    runner = CellRunner(outputs)
-    real_stdout, real_stderr = sys.stdout, sys.stderr
     snapshot = _snapshot()
     # the tests that run are those loaded now, whatever the notebook does to the
     # checkpoint object it can reach; a change to them or their code is tampering
     reachable = load_checkpoint(args.episode)
     frozen, codes, loaded = _freeze_tests(checkpoint)
     reachable_tests = list(reachable.tests)
+    runner, errors, definitions, cells_seconds = _run_cells(
+        args, name, cells, limits, bool(message.get("keep")), result_fd, token,
+        frozen.exercises, checkpoint.lesson)
+
+    changed = list(dict.fromkeys(
+        _tampered(snapshot) + _tests_changed(checkpoint, frozen, codes, loaded)
+        + _tests_changed(reachable, frozen, codes, reachable_tests)))
+    _log(f"tests: {len(frozen.tests)} tests of {len(frozen.exercises)} exercises"
+         + (" not run: the notebook changed the grader" if changed else ""))
+    tests_start = time.monotonic()
+    result = None if changed else run_checkpoint(frozen, runner.namespace,
+                                                 require_local=True, timeout=args.test_timeout)
+    changed = changed or _tampered(snapshot)
+    if changed:
+        return write({"status": "tampered", "limits": limits,
+                      "message": "the notebook replaced parts of the grader or of Python "
+                                 f"itself ({', '.join(changed[:5])}); no points"})
+    tests_seconds = time.monotonic() - tests_start
+    for row in result.rows:
+        _log(f"test {row.test} ({row.exercise}): {row.status} {row.points}/{row.max_points}"
+             + (f": {row.message}"[:200] if row.message and not row.hidden else ""))
+    _log(f"tests done in {tests_seconds:.3f} s: {result.score}/{result.max_score} points")
+    # time the notebook left unused of its allowance, for re-running earlier definitions
+    budget = ((args.cells_timeout or 0) - cells_seconds
+              + len(frozen.tests) * args.test_timeout - tests_seconds - 2.0)
+    redefined = definitions.compare(frozen, result, args.test_timeout, budget)
+    for r in redefined:
+        _log(f"{r['exercise']}: graded the definition from In [{r['graded_in']}]; check() in "
+             f"In [{r['check_in']}] ran on the one from In [{r['earlier_in']}] "
+             f"(earlier: {r['earlier_points']}, graded: {r['points']} of {r['max_points']})")
+    return write({"status": "graded", "code_cells": len(cells), "cell_errors": errors,
+                  "limits": limits, "result": result.to_dict(), "redefined": redefined})
+
+
+def _serve(args, message: dict, name: str, cells: list[str], limits: str, result_fd: int,
+           token: str, write) -> int:
+    """The judge's worker (``serve`` in the message): no checkpoint, tests or points
+    here. Run the cells, say what the exercises' names hold, then answer the judge's
+    calls (:class:`stridegrad.course._wire.WorkerChannel`) until it is done."""
+    from stridegrad.course import checks
+    from stridegrad.course._wire import WorkerChannel
+
+    exercises = [str(e) for e in message.get("exercises") or []]
+    lesson = str(message.get("lesson") or args.episode)
+    checks.GRADING_EXERCISES[_lesson_key(lesson)] = (lesson, exercises)
+    runner, errors, definitions, cells_seconds = _run_cells(
+        args, name, cells, limits, bool(message.get("keep")), result_fd, token, exercises,
+        lesson)
+    channel = WorkerChannel(message["request_fd"], result_fd)
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the calls' prints
+    names = {}
+    for ex in exercises:
+        if ex in runner.namespace:
+            try:
+                names[ex] = channel.codec.encode(runner.namespace[ex])
+            except ValueError as exc:
+                names[ex] = {"$t": [f"a value the grader cannot read ({exc})"]}
+    origins = {}  # where each exercise's object says it comes from (advisory)
+    for ex in names:
+        try:
+            value = runner.namespace[ex]
+            origins[ex] = checks._origin(value) if callable(value) else None
+        except Exception:
+            origins[ex] = None
+    earlier = definitions.candidates()
+    channel.send({"token": token, "ready": True, "code_cells": len(cells),
+                  "cell_errors": errors, "limits": limits, "names": names,
+                  "origins": origins,
+                  "cells_seconds": round(cells_seconds, 3),
+                  "earlier": [{**e, "definition": channel.codec.encode(e["definition"])}
+                              for e in earlier]})
+    channel.serve_forever(runner.namespace)
+    _log("the judge is done")
+    sys.__stderr__.flush()
+    os._exit(0)
+
+
+def _lesson_key(lesson: str) -> str:
+    head = lesson.split("_", 1)[0]
+    return f"{int(head):02d}" if head.isdigit() else lesson
+
+
+def _run_cells(args, name: str, cells: list[str], limits: str, keep: bool, result_fd: int,
+               token: str, exercises: list[str], lesson: str):
+    """Run the notebook's code cells in order (see the module's text); the runner (its
+    globals), the cells' errors, the definitions seen, and the seconds it took."""
+    os.environ[GRADING_ENV] = "1"  # check() in a cell runs no tests: they run once, after
+    from stridegrad.course import checks
+    from stridegrad.course._cells import CellRunner, Outputs
+
+    outputs = Outputs()
+    runner = CellRunner(outputs)
+    real_stdout, real_stderr = sys.stdout, sys.stderr
     _log(f"{name}: {len(cells)} code cells; {limits}; limits: "
          + ", ".join(f"{what} {value:g} s" for what, value in (
              ("cell", args.cell_timeout), ("all cells", args.cells_timeout),
              ("test", args.test_timeout)) if value))
-    definitions = _Definitions(frozen.exercises, runner.namespace, checks.GRADING_CALLS,
-                               checkpoint.lesson)
+    definitions = _Definitions(exercises, runner.namespace, checks.GRADING_CALLS, lesson)
     errors = []
     cells_start = time.monotonic()
     run = 0
@@ -412,35 +511,7 @@ def main(argv: list[str] | None = None) -> int:
             _emit(result_fd, {"token": token, "cell": number, "run": run,
                               "seconds": round(seconds, 3), "outputs": cell_outputs})
     cells_seconds = time.monotonic() - cells_start
-
-    changed = list(dict.fromkeys(
-        _tampered(snapshot) + _tests_changed(checkpoint, frozen, codes, loaded)
-        + _tests_changed(reachable, frozen, codes, reachable_tests)))
-    _log(f"tests: {len(frozen.tests)} tests of {len(frozen.exercises)} exercises"
-         + (" not run: the notebook changed the grader" if changed else ""))
-    tests_start = time.monotonic()
-    result = None if changed else run_checkpoint(frozen, runner.namespace,
-                                                 require_local=True, timeout=args.test_timeout)
-    changed = changed or _tampered(snapshot)
-    if changed:
-        return write({"status": "tampered", "limits": limits,
-                      "message": "the notebook replaced parts of the grader or of Python "
-                                 f"itself ({', '.join(changed[:5])}); no points"})
-    tests_seconds = time.monotonic() - tests_start
-    for row in result.rows:
-        _log(f"test {row.test} ({row.exercise}): {row.status} {row.points}/{row.max_points}"
-             + (f": {row.message}"[:200] if row.message and not row.hidden else ""))
-    _log(f"tests done in {tests_seconds:.3f} s: {result.score}/{result.max_score} points")
-    # time the notebook left unused of its allowance, for re-running earlier definitions
-    budget = ((args.cells_timeout or 0) - cells_seconds
-              + len(frozen.tests) * args.test_timeout - tests_seconds - 2.0)
-    redefined = definitions.compare(frozen, result, args.test_timeout, budget)
-    for r in redefined:
-        _log(f"{r['exercise']}: graded the definition from In [{r['graded_in']}]; check() in "
-             f"In [{r['check_in']}] ran on the one from In [{r['earlier_in']}] "
-             f"(earlier: {r['earlier_points']}, graded: {r['points']} of {r['max_points']})")
-    return write({"status": "graded", "code_cells": len(cells), "cell_errors": errors,
-                  "limits": limits, "result": result.to_dict(), "redefined": redefined})
+    return runner, errors, definitions, cells_seconds
 
 
 def _emit(fd: int, payload: dict) -> None:
@@ -489,14 +560,10 @@ class _Definitions:
         runs = [r for r, v in self.bound[ex] if v is value and (before is None or r <= before)]
         return runs[-1] if runs else None
 
-    def compare(self, checkpoint, result, test_timeout: float, budget: float) -> list[dict]:
-        """For each exercise whose last check() ran on another definition than the one
-        graded, and that definition passed all its tests or scored more: the cells, and
-        both scores (the earlier one's re-run while ``budget`` seconds last; else None)."""
-        from stridegrad.course.checks import run_checkpoint
-
+    def candidates(self) -> list[dict]:
+        """Each exercise whose last check() ran on another definition than the final one:
+        the cells, and that definition (for the judge to re-run its tests)."""
         found = []
-        deadline = time.monotonic() + budget
         for ex in self.exercises:
             final = self.namespace.get(ex)
             last = next(((run, seen) for run, seen in reversed(self.checked) if ex in seen),
@@ -507,25 +574,48 @@ class _Definitions:
             earlier = seen[ex]
             if earlier is None or earlier is final or not callable(earlier):
                 continue
-            rows = [r for r in result.rows if r.exercise == ex]
-            entry = {"exercise": ex, "graded_in": self._cell_of(ex, final),
-                     "check_in": check_in, "earlier_in": self._cell_of(ex, earlier, check_in),
-                     "points": sum(r.points for r in rows),
-                     "max_points": sum(r.max_points for r in rows),
-                     "earlier_points": None, "earlier_passed": None}
-            n = sum(t.exercise == ex for t in checkpoint.tests)
-            left = deadline - time.monotonic()
-            if n and left > 0.5:
-                again = run_checkpoint(checkpoint, {**self.namespace, ex: earlier}, exercise=ex,
-                                       require_local=True, diagnose=False,
-                                       timeout=min(test_timeout, left / n)).rows
-                entry["earlier_points"] = sum(r.points for r in again)
-                entry["earlier_passed"] = all(r.passed for r in again)
-            if entry["earlier_points"] is None or entry["earlier_passed"] or \
-                    entry["earlier_points"] > entry["points"]:
-                found.append(entry)
+            found.append({"exercise": ex, "graded_in": self._cell_of(ex, final),
+                          "check_in": check_in,
+                          "earlier_in": self._cell_of(ex, earlier, check_in),
+                          "definition": earlier})
         return found
 
+    def compare(self, checkpoint, result, test_timeout: float, budget: float) -> list[dict]:
+        """:func:`rescore` of :meth:`candidates`, in the notebook's own globals."""
+        return rescore(checkpoint, result, self.candidates(), test_timeout, budget,
+                       namespace=self.namespace, require_local=True)
+
+
+def rescore(checkpoint, result, candidates: list[dict], test_timeout: float, budget: float,
+            *, namespace: dict, require_local: bool) -> list[dict]:
+    """For each of :meth:`_Definitions.candidates` (an exercise whose last check() ran on
+    another definition than the one graded) that passed all its tests or scored more:
+    the cells, and both scores (the earlier one's tests re-run while ``budget`` seconds
+    last; else None)."""
+    from stridegrad.course.checks import run_checkpoint
+
+    found = []
+    deadline = time.monotonic() + budget
+    for c in candidates:
+        ex = c["exercise"]
+        rows = [r for r in result.rows if r.exercise == ex]
+        entry = {"exercise": ex, "graded_in": c["graded_in"], "check_in": c["check_in"],
+                 "earlier_in": c["earlier_in"],
+                 "points": sum(r.points for r in rows),
+                 "max_points": sum(r.max_points for r in rows),
+                 "earlier_points": None, "earlier_passed": None}
+        n = sum(t.exercise == ex for t in checkpoint.tests)
+        left = deadline - time.monotonic()
+        if n and left > 0.5:
+            again = run_checkpoint(checkpoint, {**namespace, ex: c["definition"]}, exercise=ex,
+                                   require_local=require_local, diagnose=False,
+                                   timeout=min(test_timeout, left / n)).rows
+            entry["earlier_points"] = sum(r.points for r in again)
+            entry["earlier_passed"] = all(r.passed for r in again)
+        if entry["earlier_points"] is None or entry["earlier_passed"] or \
+                entry["earlier_points"] > entry["points"]:
+            found.append(entry)
+    return found
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -59,6 +59,7 @@ __all__ = [
     "cut_between_items",
     "expect",
     "fail",
+    "freed_when_dropped",
     "load_checkpoint",
     "load_checkpoint_file",
     "raised",
@@ -452,6 +453,15 @@ def _fresh(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: _fresh(v) for k, v in obj.items()}
     return obj
+
+
+def freed_when_dropped(box: list) -> bool | None:
+    """Whether the one object in ``box`` dies as soon as it is taken out of it (the
+    caller holds no other reference), asked of the notebook's process when the
+    grader's judge holds a stand-in (:func:`stridegrad.course._wire.freed_when_dropped`)."""
+    from stridegrad.course import _wire
+
+    return _wire.freed_when_dropped(box)
 
 
 def fail(call: str, expected: Any, got: Any) -> None:
@@ -929,7 +939,8 @@ def _run_one(test: Test, fn: Callable, timeout: float | None, forbidden: Mapping
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
             tb = tb.tb_next
-        raiser = tb.tb_frame.f_code.co_name if tb is not None else test.exercise
+        raiser = getattr(exc, "raiser", None) or (  # the worker's, for a judged notebook
+            tb.tb_frame.f_code.co_name if tb is not None else test.exercise)
         if raiser not in (test.exercise, test.name):
             row.message = (f"{test.exercise} calls {raiser}, which still raises "
                            f"NotImplementedError: finish {raiser} first")
@@ -1205,6 +1216,10 @@ def is_contract_test(name: str) -> bool:
 
 def _callees(fn: Any) -> set[str]:
     """The global names a function's code (nested functions included) reads."""
+    from stridegrad.course._wire import Remote
+
+    if isinstance(fn, Remote):  # the judge's stand-in: its code is not here
+        return set()
     code = getattr(fn, "__code__", None)
     if code is None:  # a class: its methods
         return {n for v in getattr(fn, "__dict__", {}).values() for n in _callees(v)}
@@ -1446,6 +1461,8 @@ def load_checkpoint_file(path: str | os.PathLike) -> Checkpoint:
 #: and what it would have tested, ``{exercise: the object its name held}``: the grader
 #: tells the learner when a later cell replaced a definition that check() ran on.
 GRADING_CALLS: list[tuple[str, dict]] = []
+#: In the judge's worker: lesson number -> (lesson, its exercises' names).
+GRADING_EXERCISES: dict[str, tuple[str, list[str]]] = {}
 
 
 def check(lesson: int | str, exercise: str | None = None, *,
@@ -1471,13 +1488,17 @@ def check(lesson: int | str, exercise: str | None = None, *,
     runs no tests: they run once, after the last cell.
     """
     if os.environ.get("STRIDEGRAD_GRADING"):  # the grader runs the tests once, after all cells
-        checkpoint = load_checkpoint(lesson)
-        names = [exercise] if exercise else checkpoint.exercises
+        # the judge's worker has no checkpoints: the grader told it the exercises' names
+        known = GRADING_EXERCISES.get(_episode_of(lesson))
+        if known is None:
+            checkpoint = load_checkpoint(lesson)
+            known = (checkpoint.lesson, checkpoint.exercises)
+        names = [exercise] if exercise else known[1]
         if namespace is None:  # a check of other functions (namespace=) checks no definition
             seen = sys._getframe(1).f_globals
-            GRADING_CALLS.append((checkpoint.lesson, {ex: seen.get(ex) for ex in names}))
-        return CheckResult(checkpoint.lesson, f"{checkpoint.title}: tests run by the grader "
-                           "after the last cell", exercise=exercise)
+            GRADING_CALLS.append((known[0], {ex: seen.get(ex) for ex in names}))
+        return CheckResult(known[0], "tests run by the grader after the last cell",
+                           exercise=exercise)
     own = namespace is None
     if own:
         namespace = sys._getframe(1).f_globals

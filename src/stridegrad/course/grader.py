@@ -15,14 +15,19 @@ own points only, and the batch goes on. Where no sandbox can start, grading
 refuses unless ``sandbox=False`` (``--no-sandbox``), which the summary and
 every CSV row then state.
 
-Two integrity checks catch the cheats that remain possible inside the
-sandbox: the result must carry a one-time token the parent hands the worker on
-stdin (a notebook that prints a result of its own gets status "tampered"), and
-the worker compares every function and class of stridegrad (and of a few
-standard modules) with a snapshot taken before the notebook ran (a notebook
-that patches ``expect`` gets "tampered" too). Code that digs the token or the
-hidden tests out of its own process's memory is not stopped (see the README's
-threat model).
+The judge (:mod:`stridegrad.course._judge`): for the lessons of
+:data:`JUDGED_OUTSIDE`, a second process of the grader's, outside the sandbox, runs the
+lesson's tests. The worker runs the notebook's cells, then only answers calls with
+plain data (:mod:`stridegrad.course._wire`); the tests, expected values, hidden tests,
+points and token never enter the sandbox, whose Python shows the course's checkpoints,
+solutions and misconceptions empty. For the other lessons (whose tests need the
+notebook's live objects in one process) the tests still run in the worker, and two
+integrity checks catch the naive cheats there: the result must carry a one-time token
+the parent hands the worker on stdin (a notebook that prints a result of its own gets
+status "tampered"), and the worker compares every function and class of stridegrad
+(and of a few standard modules) with a snapshot taken before the notebook ran. Code
+that digs the token out of that process's memory is not stopped there (see the
+README's threat model).
 
 What comes back from the worker is data, read within limits
 (:mod:`stridegrad.course._limits`) and checked against the trusted checkpoint: a
@@ -92,7 +97,9 @@ from stridegrad.course.gradebook import (
     TOTALS_COLUMNS,
     RecordError,
     build_gradebook,
+    carry_collected,
     check_records,
+    claim_tests,
     merge_rows,
     read_roster,
     read_rows,
@@ -119,6 +126,7 @@ from stridegrad.course.sandbox import (
     Sandbox,
     SandboxUnavailable,
     find,
+    hidden_course_paths,
     process_limit,
     sandbox_env,
     warm_files,
@@ -241,7 +249,7 @@ def _stop_all() -> int:
         running = list(_LIVE)
     for proc in running:
         _kill(proc)
-    return len(running)
+    return sum(not getattr(proc, "judge", False) for proc in running)  # the notebooks
 
 
 def _talk(proc: subprocess.Popen, message: bytes, timeout: float) -> tuple[int | None, bytes]:
@@ -407,6 +415,20 @@ def _run_raw(raw: bytes, name: str, episode: str, *, timeout: float = TIMEOUT,
                        overrides, keep, deadline)
 
 
+#: The lessons whose tests run outside the sandbox (:mod:`stridegrad.course._judge`):
+#: their tests need nothing of the notebook but calls and plain data. The others still
+#: run their tests in the worker, inside the sandbox (see the README's threat model).
+JUDGED_OUTSIDE = frozenset({"00", "01", "02", "03", "04", "05", "08", "10", "11", "12"})
+
+
+def judged_outside(episode: str) -> bool:
+    """Whether lesson ``episode``'s tests run in the judge, outside the sandbox
+    (``STRIDEGRAD_JUDGE=inside`` or ``outside`` decides for every lesson, to compare)."""
+    if os.environ.get("STRIDEGRAD_JUDGE") in ("inside", "outside"):
+        return os.environ["STRIDEGRAD_JUDGE"] == "outside"
+    return str(episode).split("_", 1)[0].zfill(2) in JUDGED_OUTSIDE
+
+
 def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests,
                 cell_timeout, test_timeout, show_extra_tests, sandbox, limits, overrides,
                 keep, deadline) -> dict:
@@ -431,9 +453,17 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
             cmd += ["--processes", str(process_limit(limits.processes))]
             (work / "root").mkdir()
         stderr_path = work / "stderr.txt"
+        judge_path = work / "judge.txt"
         start = time.monotonic()
-        with open(stderr_path, "wb") as stderr:
-            pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": stderr,
+        judged = judged_outside(episode)
+        if judged:  # the worker talks to the judge only, on two pipes of its own
+            worker_in, judge_out = os.pipe()
+            judge_in, worker_out = os.pipe()
+            message = {k: v for k, v in message.items()
+                       if k not in ("token", "extra_tests", "points")}
+        with open(stderr_path, "wb") as stderr, open(judge_path, "wb") as judge_log:
+            pipes = {"stdin": worker_in if judged else subprocess.PIPE,
+                     "stdout": worker_out if judged else subprocess.PIPE, "stderr": stderr,
                      "start_new_session": hasattr(os, "killpg")}
             try:
                 if sandbox is not None:
@@ -441,6 +471,7 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
                     # included) and processes are limited together (sandbox.cgroups)
                     proc = sandbox.popen(cmd, work / "root", limits.disk_mb, memory_mb=memory,
                                          processes=process_limit(limits.processes),
+                                         hidden=hidden_course_paths() if judged else (),
                                          env=sandbox_env(),
                                          **pipes)
                 else:
@@ -451,24 +482,70 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
                 return {"status": "crashed", "seconds": 0.0,
                         "message": f"the grader could not start the notebook's process: {exc}",
                         **({"log": f"{exc}\n", "cells": {}} if keep else {})}
+            judge = None
+            if judged:
+                os.close(worker_in)
+                os.close(worker_out)
+                try:
+                    judge = subprocess.Popen(
+                        [sys.executable, "-m", "stridegrad.course._judge", "--read-fd",
+                         str(judge_in), "--write-fd", str(judge_out)],
+                        pass_fds=(judge_in, judge_out), stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE, stderr=judge_log, env=_worker_env(),
+                        start_new_session=hasattr(os, "killpg"))
+                    judge.judge = True  # not counted as a notebook by Ctrl-C's message
+                except OSError as exc:
+                    _kill(proc)
+                    raise GradeError(f"cannot start the judge: {exc}") from None
+                finally:
+                    os.close(judge_in)
+                    os.close(judge_out)
             with _LIVE_LOCK:
-                _LIVE.add(proc)
+                _LIVE.update(p for p in (proc, judge) if p is not None)
                 # a Ctrl-C that came while this worker was starting, after _stop_all
                 # took its list: stop it here, not after its notebook's whole timeout
                 stopping = _STOPPING.is_set()
             if stopping:
-                _kill(proc)
+                for p in (proc, judge):
+                    if p is not None:
+                        _kill(p)
             try:
-                code, out = _talk(proc, (json.dumps(message) + "\n").encode(), deadline)
+                if judge is None:
+                    code, out = _talk(proc, (json.dumps(message) + "\n").encode(), deadline)
+                else:
+                    config = {"worker": message, "episode": episode, "token": token,
+                              "extra_tests": str(extra_tests) if extra_tests else None,
+                              "show_extra_tests": show_extra_tests, "points": overrides or None,
+                              "test_timeout": test_timeout, "cells_timeout": timeout,
+                              "cells": cells}
+                    code, out = _talk(judge, (json.dumps(config) + "\n").encode(), deadline)
+                    if code is None:
+                        _kill(proc)
+                    else:  # the judge is done: the worker exits after "done", or now
+                        try:
+                            proc.wait(timeout=5)
+                        except subprocess.TimeoutExpired:
+                            _kill(proc)
+                    if code == 3:  # the worker died during its cells: its exit says why
+                        code = proc.returncode
+                    elif code != 0 and code is not None:
+                        judge_log.flush()
+                        why = _tail(judge_path, 4000).decode("utf-8", "replace").strip()
+                        if os.environ.get("STRIDEGRAD_JUDGE_LOG"):
+                            Path(os.environ["STRIDEGRAD_JUDGE_LOG"]).write_text(why)
+                        raise GradeError("the judge failed: " + clean_text(
+                            (why.splitlines() or [f"exit code {code}"])[-1], 400))
             finally:
                 with _LIVE_LOCK:
                     _LIVE.discard(proc)
+                    _LIVE.discard(judge)
         seconds = round(time.monotonic() - start, 3)
         result = _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline,
                           timeout, n_tests, test_timeout, trusted, cells)
         if keep:
             result["cells"] = _cell_outputs(out, token, len(cells))
-            result["log"] = _read_log(stderr_path)
+            result["log"] = _read_log(stderr_path) + (
+                _read_log(judge_path) if judged else "")  # the judge's verdicts, after
             result["raw"] = raw
             if result["status"] != "graded":
                 result["running"] = _last_begun(stderr_path)[0]
@@ -509,6 +586,11 @@ def _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline, 
         return {"status": "out-of-memory", "seconds": seconds,
                 "message": f"the notebook ran out of memory (limit {memory} MB)"
                            + (f": {last}" if last else "") + _running(stderr_path)}
+    if code == 0:  # it ended on its own before its cells were done
+        return {"status": "crashed", "seconds": seconds,
+                "message": "the notebook's process ended (exit code 0) before the grader "
+                           "could test it: does a cell call os._exit() or exit()?"
+                           + _running(stderr_path)}
     how = f"signal {-code}" if code < 0 else f"exit code {code}"
     return {"status": "crashed", "seconds": seconds,
             "message": f"the notebook's process died ({how})" + (f": {last}" if last else "")
@@ -1126,7 +1208,7 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
           limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print,
           progress: Callable[[Progress], None] | None = None,
           shard: tuple[int, int] | None = None, keep: Path | None = None,
-          points: Path | None = None) -> list[StudentGrade]:
+          points: Path | None = None, replace_tests: bool = False) -> list[StudentGrade]:
     """Grade the students' notebooks of one lesson; merge the results into ``out``.
 
     ``students``: grade only these (folder names); the others' results stay.
@@ -1147,6 +1229,8 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     (:mod:`stridegrad.course.kept`), outside ``submitted``.
     ``points``: the instructor's points file (:mod:`stridegrad.course.points`); its
     overrides are part of the tests hash.
+    ``replace_tests``: grade with other tests than those ``out`` records for the lesson
+    (:func:`stridegrad.course.gradebook.claim_tests`; refused otherwise).
     """
     # every line names students and quotes notebooks: no escape sequence reaches a terminal
     log = terminal_log(log)
@@ -1211,6 +1295,14 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
                         Path(extra_tests).read_bytes() if extra_tests else None, overrides)
     run_id = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
               + "-" + secrets.token_hex(2) + (shard_tag(shard) if shard else ""))
+    try:  # the lesson's tests (refused if others), and collect's facts of these students
+        lesson_tests = claim_tests(out / assignment, digest, checkpoint.episode,
+                                   extra_tests=extra_tests, points=overrides, points_file=points,
+                                   replace=replace_tests, whole=not students and shard is None,
+                                   run_id=run_id)
+        carry_collected(submitted, out, assignment, students=students, shard=shard)
+    except RecordError as exc:
+        raise GradeError(str(exc)) from None
 
     start = time.monotonic()
     run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
@@ -1249,13 +1341,13 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         note = g.message if g.status != "graded" or g.cell_errors or g.picked else ""
         name = terminal_line(g.student).ljust(width)
         log(f"{name}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
-    stale = sorted(r["student"] for r in totals if r["tests_hash"] != digest)
+    stale = sorted(r["student"] for r in totals if r["tests_hash"] != lesson_tests)
     if stale:
         log(f"warning: {len(stale)} student{'s' if len(stale) != 1 else ''} of {assignment} "
-            f"were graded with other tests than this run's ({digest}): "
+            f"were graded with other tests than the lesson's ({lesson_tests}): "
             f"{', '.join(stale[:10])}{', ...' if len(stale) > 10 else ''}; "
             "the gradebook notes them (grade without --student to regrade all)")
-    absent = [row["student"] for row in book if "no submission" in row["notes"]]
+    absent = [row["student"] for row in book if f"{assignment}: no submission" in row["notes"]]
     if absent:
         log(f"no submission: {', '.join(absent[:10])}{', ...' if len(absent) > 10 else ''}")
     log(f"sandbox: {box.launcher} (namespaces: user, mount, pid, net, ipc; "
@@ -1266,7 +1358,10 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         if interrupted is not None:
             raise KeyboardInterrupt
         return grades
-    log(f"graded {len(grades)} notebook{'s' if len(grades) != 1 else ''} of {assignment} in "
+    found = sum(g.status != "no-notebook" for g in grades)  # a folder without one: none
+    log(f"graded {found} notebook{'s' if found != 1 else ''} of {assignment}"
+        + (f" ({len(grades) - found} of the {len(grades)} student folders have none)"
+           if found != len(grades) else "") + " in "
         f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}, run {run_id}"
         + (f"; kept {kept} earlier result{'s' if kept != 1 else ''}" if kept else "")
         + f"); wrote {out / assignment}/grades.csv, exercises.csv and totals.csv, {book_path} "

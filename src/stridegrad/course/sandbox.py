@@ -122,6 +122,17 @@ def process_limit(processes: int) -> int:
     return processes + mine
 
 
+from stridegrad.course._sandbox_init import HIDE  # noqa: E402 - our launcher's own
+
+
+
+def hidden_course_paths() -> tuple[str, ...]:
+    """The course's folders a judged lesson's sandbox shows empty: its checkpoints (the
+    tests and expected values), solutions and misconceptions (known-wrong versions)."""
+    course = Path(__file__).resolve().parent
+    return tuple(str(course / name) for name in ("checkpoints", "solutions", "misconceptions"))
+
+
 def _python_paths() -> list[str]:
     """Folders the worker's Python needs: installation, site-packages, the package."""
     import stridegrad
@@ -237,7 +248,8 @@ class Sandbox:
     executable: str
 
     def popen(self, argv: list[str], root: Path, disk_mb: int, *, memory_mb: int | None = None,
-              processes: int | None = None, **popen) -> subprocess.Popen:
+              processes: int | None = None, hidden: tuple[str, ...] = (),
+              **popen) -> subprocess.Popen:
         """Start ``argv`` in a fresh sandbox (``popen``: more subprocess.Popen arguments);
         ``root`` is an empty folder of the grader's (our launcher builds the notebook's
         file system on it). Both launchers install the seccomp filter, join a fresh
@@ -247,6 +259,9 @@ class Sandbox:
         Where the machine delegates cgroup v2 (:func:`cgroups`), the sandbox gets a cgroup
         of its own: ``memory.max`` of ``memory_mb`` plus ``disk_mb`` (its /tmp is memory
         too) and ``pids.max`` of ``processes`` and the launcher's own, when given.
+
+        ``hidden``: folders of the Python installation the sandbox shows empty (the
+        course's checkpoints, solutions and misconceptions, for a judged lesson).
         """
         cgroup = _new_cgroup(memory_mb, disk_mb, processes)
         fds: list[int] = []
@@ -255,7 +270,8 @@ class Sandbox:
             if self.launcher == "unshare":
                 cmd = [self.executable, "-I", "-S", str(_INIT), "--seccomp", str(fds[0]),
                        *(["--cgroup", str(cgroup)] if cgroup else []),
-                       str(root), str(int(disk_mb)), *_python_paths(), "--", *argv]
+                       str(root), str(int(disk_mb)), *_python_paths(),
+                       *(HIDE + h for h in hidden), "--", *argv]
             else:
                 from stridegrad.course._sandbox_init import SITECUSTOMIZE
 
@@ -263,7 +279,8 @@ class Sandbox:
                 # the prelude (our launcher's --exec) enters the cgroup and a fresh keyring
                 cmd = [sys.executable, "-I", "-S", str(_INIT), "--exec",
                        *(["--cgroup", str(cgroup)] if cgroup else []), "--",
-                       *self._bwrap(argv, disk_mb, seccomp_fd=fds[0], site_fd=fds[1])]
+                       *self._bwrap(argv, disk_mb, seccomp_fd=fds[0], site_fd=fds[1],
+                                    hidden=hidden)]
             popen["pass_fds"] = (*popen.get("pass_fds", ()), *fds)
             proc = _SandboxProcess(cmd, cwd="/", **popen)
         except BaseException:
@@ -277,7 +294,7 @@ class Sandbox:
         return proc
 
     def _bwrap(self, argv: list[str], disk_mb: int, *, seccomp_fd: int,
-               site_fd: int) -> list[str]:
+               site_fd: int, hidden: tuple[str, ...] = ()) -> list[str]:
         from stridegrad.course._sandbox_init import (DEV_LINKS, DEVICES, ETC, PROC_MASKED,
                                                      SANDBOX_ID, SITE, SYSTEM)
 
@@ -299,6 +316,9 @@ class Sandbox:
         for path in _python_paths():
             if not any(path == f"/{s}" or path.startswith(f"/{s}/") for s in SYSTEM):
                 cmd += ["--ro-bind", path, path]
+        for path in hidden:
+            if os.path.isdir(path):
+                cmd += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
         # /dev as our launcher makes it, read-only (bwrap's --dev is a writable tmpfs of
         # half the memory); the device nodes stay writable: they are other mounts
         cmd += ["--size", str(_DEV_BYTES), "--perms", "0755", "--tmpfs", "/dev"]

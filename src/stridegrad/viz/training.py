@@ -24,6 +24,12 @@ __all__ = ["LossPlot", "in_notebook", "plot_decision_boundary", "progress"]
 #: Set to "0" to switch every progress bar off (e.g. when notebooks run in CI).
 PROGRESS_ENV = "STRIDEGRAD_PROGRESS"
 
+#: The plain text a notebook stores beside the bar widget: what a page that cannot draw
+#: widgets shows instead of the bar (a saved notebook, one reopened without its kernel).
+#: It says what happens rather than freezing the bar's first state, "0%".
+BAR_TEXT = ("{desc}: a progress bar, drawn as a widget while the loop runs; where no widget "
+            "can be drawn, the line printed when the loop ends says how far it got")
+
 
 def in_notebook() -> bool:
     """True inside a Jupyter kernel (where figures can be displayed and updated)."""
@@ -41,7 +47,8 @@ def progress(iterable: Iterable, total: int | None = None, desc: str | None = No
 
     ``enabled=None`` means on, unless the environment variable
     ``STRIDEGRAD_PROGRESS`` is ``"0"`` or tqdm is not installed. Extra keyword
-    arguments go to tqdm (``leave``, ``unit``, ...).
+    arguments go to tqdm (``leave``, ``unit``, ...). In a notebook the bar's plain
+    text is :data:`BAR_TEXT`, and a line says how far the loop got when it ends.
     """
     if enabled is None:
         enabled = os.environ.get(PROGRESS_ENV, "1") != "0"
@@ -51,20 +58,38 @@ def progress(iterable: Iterable, total: int | None = None, desc: str | None = No
         from tqdm.auto import tqdm
     except ImportError:
         return iterable
-    bar = tqdm(iterable, total=total, desc=desc, **kwargs)
     if not in_notebook():
-        return bar
+        return tqdm(iterable, total=total, desc=desc, **kwargs)
+    bar = _widget_bar(tqdm, iterable, total, desc, kwargs)
     return _FinalLine(bar, desc or "progress", kwargs.get("unit", "it"))
+
+
+def _widget_bar(tqdm: type, iterable: Iterable, total: int | None, desc: str | None,
+                kwargs: dict) -> Any:
+    """A ``tqdm.notebook`` bar shown with :data:`BAR_TEXT` as its plain text (tqdm's
+    own would be its first state, "0%", for good); another kind of bar as it is."""
+    from tqdm.notebook import tqdm_notebook
+
+    if not (isinstance(tqdm, type) and issubclass(tqdm, tqdm_notebook)) or kwargs.get("disable"):
+        return tqdm(iterable, total=total, desc=desc, **kwargs)
+    from IPython.display import display
+
+    bar = tqdm(iterable, total=total, desc=desc, display=False, **kwargs)
+    bundle = bar.container._repr_mimebundle_()
+    bundle["text/plain"] = BAR_TEXT.format(desc=desc or "progress")
+    display(bundle, raw=True)
+    bar.displayed = True
+    return bar
 
 
 class _FinalLine:
     """A notebook bar that prints one plain line when the loop ends.
 
-    A notebook stores the bar widget with the text it had when it was first
-    shown ("0%"); wherever widgets cannot render (a static page, a notebook
-    reopened without its kernel) that is all a reader would see. The line says
-    how far the loop got, without timings, so it reads the same on every run.
-    Everything else (``set_postfix``, ``n``, ``close``...) is the tqdm bar's.
+    Wherever widgets cannot render (a static page, a notebook reopened without
+    its kernel), a reader sees the bar's plain text (:data:`BAR_TEXT`) and this
+    line. It says how far the loop got, without timings, so it reads the same
+    on every run. Everything else (``set_postfix``, ``n``, ``close``...) is the
+    tqdm bar's.
     """
 
     def __init__(self, bar, desc: str, unit: str):

@@ -93,8 +93,9 @@ def empty_list(flatten):
 @checkpoint.test("flatten", hint="Build new lists: change nothing you were given (no pop, no "
                                  "extend on the caller's own rows), and let the result hold none "
                                  "of the caller's lists (flatten those too).")
-def leaves_the_input_alone(flatten):
-    # only the inputs: a wrong result is the other tests' business
+def neither_changes_nor_shares_the_input(flatten):
+    # only the inputs after the call, and the lists the result shares with them: a
+    # wrong value is the other tests' business
     expect(flatten, [[1, 2], [3, 4]], returns=ANY, unchanged=True)
     expect(flatten, [[[5, 6]], [[7, 8]]], returns=ANY, unchanged=True)
 

@@ -258,13 +258,13 @@ def _no_empty_float_lane(case) -> bool:
 
 @checkpoint.test("sum_axis", hint="Axis 0 sums DOWN the columns of [[0, 1, 2], [3, 4, 5]]: "
                                   "[3, 5, 7], shape (3,).")
-def sum_over_rows(sum_axis):
+def sums_down_the_columns(sum_axis):
     expect(sum_axis, M, 0, returns=([3, 5, 7], (3,)))
 
 
 @checkpoint.test("sum_axis", hint="Axis 1 sums ALONG each row: [0+1+2, 3+4+5] = [3, 12], "
                                   "shape (2,).")
-def sum_over_columns(sum_axis):
+def sums_along_the_rows(sum_axis):
     expect(sum_axis, M, 1, returns=([3, 12], (2,)))
 
 
@@ -430,11 +430,20 @@ def a_tie_gives_the_first_index(argmax_axis):
 
 
 @checkpoint.test("argmax_axis", hint="An axis out of range is a ValueError naming the axis and "
-                                     "the number of dimensions; an empty axis has no maximum.",
+                                     "the number of dimensions: axis 5 (or -3) of a 2-d view.",
                  stretch=True)
-def rejects_a_bad_axis(argmax_axis):
+def rejects_an_axis_out_of_range(argmax_axis):
     expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), 5, raises=ValueError, naming=(5, 2))
+    expect(argmax_axis, (_GRID, (2, 3), (3, 1), 0), -3, raises=ValueError, naming=(-3, 2))
+
+
+@checkpoint.test("argmax_axis", hint="An axis of size 0 has no maximum, so no position of one: "
+                                     "a ValueError, for axis 1 of a (2, 0) view (two empty "
+                                     "lanes) and also when no lane is left, a (0, 0) view.",
+                 stretch=True)
+def rejects_an_empty_axis(argmax_axis):
     expect(argmax_axis, ([], (2, 0), (1, 1), 0), 1, raises=ValueError)
+    expect(argmax_axis, ([], (0, 0), (1, 1), 0), 0, raises=ValueError)
 
 
 _TIES = st.sampled_from([[0, 1, 2], [0.0, -0.0, 2.5], [-1, 0]])

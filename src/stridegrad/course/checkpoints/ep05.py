@@ -10,14 +10,13 @@ that also watches its calls to ``matmul_2d`` and ``mse``.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import random
 
 from hypothesis import strategies as st
 
 from stridegrad.course.checkpoints._layouts import call
 from stridegrad.course.checks import Checkpoint, CheckFailure, expect
+from stridegrad.course._wire import calls_while
 from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
@@ -424,37 +423,9 @@ def _as_tuple(value):
 
 def _calls_while(fn, names, *args, record=False):
     """Call ``fn(*args)`` and return the positional arguments of every call it makes
-    to the functions ``names`` of its own namespace (restored afterwards). A
-    NotImplementedError (a stub) passes through; so does any other error.
-    ``record``: what ``fn`` returned too, under ``"result"``."""
-    scope = inspect.unwrap(fn).__globals__
-    calls = {name: [] for name in names}
-    saved = {name: scope[name] for name in names if callable(scope.get(name))}
-
-    def recorder(name, real):
-        try:
-            signature = inspect.signature(real)
-        except (TypeError, ValueError):
-            signature = None
-
-        @functools.wraps(real)
-        def record(*a, **k):
-            try:  # keyword arguments in their positional place
-                calls[name].append(tuple(signature.bind(*a, **k).arguments.values()))
-            except (AttributeError, TypeError):
-                calls[name].append(a)
-            return real(*a, **k)
-        return record
-
-    try:
-        for name, real in saved.items():
-            scope[name] = recorder(name, real)
-        result = fn(*args)
-    finally:
-        scope.update(saved)
-    if record:
-        calls["result"] = result
-    return calls
+    to the functions ``names`` of its own namespace (:func:`stridegrad.course._wire.
+    calls_while`; in the notebook's process when the grader's judge runs this)."""
+    return calls_while(fn, names, args, record=record)
 
 
 @checkpoint.test("linear_model", hint="Read X transposed through its strides: change none of "

@@ -23,13 +23,12 @@ import gc
 import math
 import random
 import sys
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 
-from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
+from stridegrad.course.checks import CheckFailure, Checkpoint, fail, freed_when_dropped, raised, short_repr
 from stridegrad.course.contracts import Call
 
 __all__ = ["checkpoint"]
@@ -101,10 +100,7 @@ def _check_no_cycle(call, make):
     was = gc.isenabled()
     gc.disable()
     try:
-        out = make()
-        alive = weakref.ref(out)
-        del out
-        if alive() is not None:
+        if not freed_when_dropped([make()]):
             fail(f"del {call}; is it freed without the cycle collector?",
                  "freed at once", "still alive: its closure refers to the output")
     finally:
@@ -152,9 +148,9 @@ def _op_scenario(fn: Callable, inputs: list, extra: tuple, grads_before: tuple,
             out._backward(g)
             seen["grads after each _backward(g)"].append({n.name: n.grad for n in own})
         seen["inputs' data after"] = {n.name: n.data for n in own}
-        alive = weakref.ref(out)
+        box = [out]
         del out
-        seen["freed as soon as dropped"] = alive() is None
+        seen["freed as soon as dropped"] = freed_when_dropped(box)
         return seen
 
     return _with_gc_off(run)
@@ -795,8 +791,20 @@ def chain_of_ten_thousand(topological_order):
         fail("len(topological_order(a 10,000-step chain))", 10_001,
              len(order) if hasattr(order, "__len__") else order)
     if order[0] is not first or order[-1] is not root:
-        fail("the ends of topological_order(a 10,000-step chain)", "[leaf, ..., root]",
-             f"[{order[0]!r}, ..., {order[-1]!r}]")
+        # every node of the chain holds 1.0, so their reprs look alike: name each end
+        # by its place in the chain instead
+        step = {id(node): 10_000 - k for k, node in enumerate(_chain_nodes(root, 10_000))}
+        step[id(first)] = 0
+
+        def place(node):
+            k = step.get(id(node))
+            if k is None:
+                return f"{short_repr(node)}, not a node of the chain"
+            return {0: "the leaf x", 10_000: "the root"}.get(
+                k, f"the node {k:,} step{'s' if k > 1 else ''} above x")
+        raise CheckFailure("the ends of topological_order(a 10,000-step chain from the leaf x "
+                           "up to the root)", "[the leaf x, ..., the root]",
+                           f"[{place(order[0])}, ..., {place(order[-1])}]")
 
 
 @checkpoint.test("topological_order", hint="A leaf alone is its own graph: [root].")

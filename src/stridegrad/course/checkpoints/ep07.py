@@ -26,13 +26,12 @@ import math
 import random
 import re
 import sys
-import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import strategies as st
 
-from stridegrad.course.checks import CheckFailure, Checkpoint, short_repr, expect, fail
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, freed_when_dropped, short_repr
 from stridegrad.course.contracts import Call, Invalid
 from stridegrad.course.designs import (
     AccumulateGrad,
@@ -128,8 +127,7 @@ def _freed(make: Callable[[], Any]) -> bool:
     was = gc.isenabled()
     gc.disable()
     try:
-        alive = weakref.ref(make())
-        return alive() is None
+        return bool(freed_when_dropped([make()]))
     finally:
         if was:
             gc.enable()

@@ -50,8 +50,8 @@ def add(a, b):
     return out
 """),
         Misconception("forgets the inputs",
-          "records no inputs (children) on the output: the graph is cut, backward never reaches "
-          "x and y",
+          "records no inputs (children) on the output: the graph is cut there, so backward "
+          "never reaches the inputs and their gradients stay 0",
           _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data)
@@ -62,7 +62,7 @@ def add(a, b):
     return out
 """),
         Misconception("only the first input",
-          "passes the gradient to the first input only: y's gradient stays 0",
+          "passes the gradient to the first input only: the second input's gradient stays 0",
           _VALUE + """
 def add(a, b):
     out = Value(a.data + b.data, (a, b), "+")
@@ -280,8 +280,8 @@ def topological_order(root):
     return order[::-1]
 """),
         Misconception("leaves left out",
-          "leaves the leaves (values with no inputs) out of the order: x and y never appear, so "
-          "their gradients are never handled",
+          "leaves the leaves (values with no inputs) out of the order: none of them appears in "
+          "it, so their gradients are never handled",
           _TOPO.replace("            order.append(node)",
                                           "            if node._prev:\n"
                                           "                order.append(node)")),

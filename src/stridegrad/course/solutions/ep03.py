@@ -19,10 +19,13 @@ def argmax_axis(x, axis):
     """For each lane of a view along ``axis``, the index of its largest element.
 
     Shape contract: ``(d0, ..., dn-1)`` along ``axis = k`` -> the shape without
-    ``dk``. Returns ``(values, shape)``: a list of ints in row-major order, each in
-    ``range(dk)`` (the position along the axis, not in storage), and that shape as
-    a tuple. On a tie, the first (smallest) index, as in NumPy. A negative ``axis``
+    ``dk``. On a tie, the first (smallest) index, as in NumPy. A negative ``axis``
     counts from the end.
+
+    Returns:
+        ``(values, shape)``: the indices, a list of ints in row-major order, each in
+        ``range(dk)`` (the position along the axis, not in storage), and that shape
+        as a tuple.
 
     Raises:
         ValueError: naming the axis and the number of dimensions, if ``axis`` is out
