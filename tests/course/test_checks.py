@@ -750,6 +750,11 @@ def test_result_renders_as_text_and_html_and_round_trips():
     html = result._repr_html_()
     assert "<table" in html and "numel((2, 3, 4))" in html
     assert "&#10007;" in html and "24" in html and "adds the sizes" in html
+    # a test's name is never broken mid-word; long values in the other cells may be
+    import re
+    names = re.findall(r'<tr><td style="([^"]*)"><code>(\w+)</code></td>', html)
+    assert names and all("overflow-wrap:normal" in style for style, _ in names), names
+    assert "overflow-wrap:anywhere" in html
     again = CheckResult.from_dict(result.to_dict())
     assert again.to_dict() == result.to_dict() and again.score == result.score
 

@@ -356,6 +356,7 @@ def test_grading_refuses_without_a_sandbox(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("alice") and out[1].endswith("[no sandbox]")
     assert "sandbox: OFF (--no-sandbox)" in out[-2]
+    assert "(1 student) and" in out[-1], out[-1]  # one student, not "1 students"
     with open(tmp_path / "o" / STEM / "totals.csv", newline="") as f:
         row = next(csv.DictReader(f))
     assert (row["status"], row["sandbox"]) == ("graded", "off")

@@ -1365,7 +1365,7 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         f"{elapsed:.1f} s ({jobs} job{'s' if jobs != 1 else ''}, run {run_id}"
         + (f"; kept {kept} earlier result{'s' if kept != 1 else ''}" if kept else "")
         + f"); wrote {out / assignment}/grades.csv, exercises.csv and totals.csv, {book_path} "
-        f"({len(book)} students) and {out / 'feedback'}/"
+        f"({len(book)} student{'s' if len(book) != 1 else ''}) and {out / 'feedback'}/"
         + (f"; kept executed notebooks and logs in {keep}/" if keep is not None else ""))
     if interrupted is not None:
         raise KeyboardInterrupt

@@ -280,7 +280,7 @@ def merge_gradebooks(inputs: list[Path], out: Path, *, allow_mixed_tests: bool =
     per_lesson = "; ".join(f"{lesson}: {len(kept)} student{'s' if len(kept) != 1 else ''}"
                            for lesson, kept in merged.items())
     log(f"merged {len(sources)} gradebook folder{'s' if len(sources) != 1 else ''} ({names}) "
-        f"into {out}: {per_lesson or 'no results'}; wrote {book_path} ({len(book)} students)")
+        f"into {out}: {per_lesson or 'no results'}; wrote {book_path} ({len(book)} student{'s' if len(book) != 1 else ''})")
     return book_path, book
 
 
