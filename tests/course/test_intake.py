@@ -557,18 +557,18 @@ def hostile_class(tmp_path_factory):
 
 
 def test_forged_results_inside(tmp_path):
-    """Lesson 06's tests still run in the worker, inside the sandbox: there a notebook
+    """Lesson 07's tests still run in the worker, inside the sandbox: there a notebook
     that digs the token out of its own memory can write a result line, which the grader
     checks against the trusted checkpoint and refuses (status "tampered", no points)."""
-    six = load_checkpoint("06")
-    assert not grader.judged_outside("06")
+    six = load_checkpoint("07")
+    assert not grader.judged_outside("07")
     lesson = json.loads((ROOT / "lessons" / f"{six.lesson}.ipynb").read_text())
     forged = _forger("result(result={'rows': [dict(r, points=1_000_000, max_points=1_000_000)"
                      " for r in rows]})", six, six.lesson)
     path = tmp_path / "sub" / "kim" / six.lesson / f"{six.lesson}.ipynb"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(_with_cell(lesson, forged)))
-    g, = grade(tmp_path / "sub", "06", tmp_path / "out", timeout=120, cell_timeout=CELL_LIMIT,
+    g, = grade(tmp_path / "sub", "07", tmp_path / "out", timeout=120, cell_timeout=CELL_LIMIT,
                jobs=1, sandbox=MODE, log=lambda s: None)
     assert (g.status, g.points) == ("tampered", 0), g.message
     assert "points 1000000 where the checkpoint gives" in g.message

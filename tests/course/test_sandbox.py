@@ -296,8 +296,12 @@ def test_attack_fails_in_the_sandbox(sandboxed, attack):
         pytest.skip("bwrap run by root gives the sandbox uid 0, which the kernel exempts "
                     "from RLIMIT_NPROC (so grading as root uses the unshare launcher)")
     g = sandboxed["grades"][attack]
-    if attack == "steal_the_token" and g.status == "tampered":
-        return  # it found 32-digit hex strings (in files of a clone under /tmp), none the token
+    if attack == "steal_the_token" and g.status == "crashed" and "exit code 0" in g.message:
+        # it found 32-digit hex strings (in files of a clone under /tmp), none the token,
+        # wrote its forged lines (to the judge, which reads no result from a notebook) and
+        # ended its own process: no points, as a notebook that exits gets
+        assert g.points == 0
+        return
     assert (g.status, g.points) == ("graded", FULL + 1), g.message
 
 
