@@ -364,7 +364,7 @@ print("x.reshape(6) grad_fn:", x.reshape(6).grad_fn, "  x.grad =", x.grad.numpy(
 # `f` per entry, so it is a test tool, never a training tool.
 
 # %%
-#| exercise: stridegrad.course.reference.numerical_gradient
+#| exercise: stridegrad.gradcheck.numerical_gradient
 #| hint: one entry at a time: nudge it up and down by eps, and put it back
 
 # %% [markdown]
@@ -395,9 +395,12 @@ print("max over axis 1:", agrees(max_backward(xm, Gm, axis=1), numerical_gradien
 # ### `gradcheck` on every op
 #
 # The library's `sg.gradcheck(fn, inputs)` does the same for Tensor
-# functions: it runs `backward` once, compares every entry with central
-# differences, and raises a `GradcheckError` with a table of the worst entries
-# when they disagree (the cell after next shows one). It measures in float64:
+# functions, with the very function you just wrote: its central differences
+# are `stridegrad.gradcheck.numerical_gradient`, called once per input on a
+# float64 NumPy copy of it (`stridegrad yours` runs the library with yours).
+# It runs `backward` once, compares every entry with those differences, and
+# raises a `GradcheckError` with a table of the worst entries when they
+# disagree (the cell after next shows one). It measures in float64:
 # `sg.tensor`, `sg.randn` and `sg.rand` make float32 tensors unless you ask for
 # another dtype (`dtype=sg.float64`), as PyTorch does, and gradcheck checks
 # float64 copies of them. Here it checks the operations of this lesson,

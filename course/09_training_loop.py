@@ -335,9 +335,14 @@ print("shifted:      ", np.exp(z - z.max()) / np.exp(z - z.max()).sum())
 # `keepdims=True`, so that the `(N, 1)` results line up with the `(N, C)`
 # logits (lesson 04's broadcasting, lesson 08's un-broadcasting on the way
 # back).
+#
+# This exercise is the library's own `sg.nn.functional.log_softmax` (and
+# `x.log_softmax()` calls it), so its signature also takes the `axis` to
+# normalise along, `-1` (the last) by default: use it where you reduce. The
+# checks call it with the logits alone.
 
 # %%
-#| exercise: stridegrad.course.reference.log_softmax
+#| exercise: stridegrad.nn.functional.log_softmax
 #| hint: log(softmax(x)) = x - log(sum(exp(x))): what overflows, and what shift changes nothing?
 
 # %%
@@ -360,9 +365,12 @@ print("shifted:      ", np.exp(z - z.max()) / np.exp(z - z.max()).sum())
 # Either way, why must the result be divided by `N`, not by `N * C`?
 #
 # Cross-entropy is the two together: `nll_loss(log_softmax(logits), targets)`.
+# Like `log_softmax`, this is the library's own `sg.nn.functional.nll_loss`. The
+# library's `F.cross_entropy` computes the same number in one fused step, with
+# a backward of its own (it is faster), so it does not call them.
 
 # %%
-#| exercise: stridegrad.course.reference.nll_loss
+#| exercise: stridegrad.nn.functional.nll_loss
 #| hint: each row needs one entry, its target's; how can a multiplication pick it so gradients flow?
 
 # %%
@@ -403,7 +411,12 @@ print("library:", F.cross_entropy(logits, targets).item())
 #   and `step()`.
 #
 # The exercises are the update rules for one parameter, on plain NumPy
-# arrays, with a `state` dict that the optimizer keeps per parameter.
+# arrays, with a `state` dict that the optimizer keeps per parameter. They are
+# the library's own: `sg.optim.SGD` and `sg.optim.Adam` call `sgd_step` and
+# `adam_step` for each of their parameters, on the raw arrays of its device
+# (the docstrings say what that asks of them). What the classes offer beyond
+# the lesson's rules (SGD's dampening and Nesterov momentum, Adam's weight
+# decay, AdamW's decoupled decay) they do themselves.
 
 # %% [markdown]
 # ## Exercise 4 · `sgd_step`
@@ -416,7 +429,7 @@ print("library:", F.cross_entropy(logits, targets).item())
 # it found it (the optimizer passes the same arrays again next step)?
 
 # %%
-#| exercise: stridegrad.course.reference.sgd_step
+#| exercise: stridegrad.optim.sgd_step
 #| hint: weight decay, then momentum, then the step: which one needs memory between calls?
 
 # %%
@@ -436,7 +449,7 @@ print("library:", F.cross_entropy(logits, targets).item())
 # the difference; with `eps = 0.1` you would.
 
 # %%
-#| exercise: stridegrad.course.reference.adam_step
+#| exercise: stridegrad.optim.adam_step
 #| hint: m, v and t live in state between calls; the docstring gives each line of the update
 
 # %%

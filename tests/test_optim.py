@@ -130,3 +130,82 @@ def test_clip_grad_norm_on_known_gradients():
     np.testing.assert_allclose(d.grad.numpy(), [-3.0, 1.0], rtol=1e-5)
     with pytest.raises(ValueError, match="max_norm must be positive, got 0.0"):
         clip_grad_norm_([d], max_norm=0)
+
+
+# --------------------------------------------------------------------------- the lesson's rules
+
+
+@pytest.mark.parametrize("make, rule", [
+    (lambda ps: optim.SGD(ps, lr=0.1), "sgd_step"),
+    (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01), "sgd_step"),
+    (lambda ps: optim.Adam(ps, lr=0.1, weight_decay=0.01), "adam_step"),
+    (lambda ps: optim.AdamW(ps, lr=0.1), "adam_step"),
+])
+def test_optimizers_call_the_lessons_update_rule_through_the_module(monkeypatch, make, rule):
+    """SGD and Adam run lesson 09's sgd_step / adam_step for each parameter, looked up
+    in stridegrad.optim at call time (so that a learner's can be swapped in)."""
+    calls = []
+    real = getattr(optim, rule)
+
+    def spy(param, grad, state, **hyper):
+        calls.append(sorted(hyper))
+        return real(param, grad, state, **hyper)
+
+    p, q = _param([1.0, 2.0], [0.5, -1.0]), _param([3.0], [1.0])
+    opt = make([p, q])
+    monkeypatch.setattr(optim, rule, spy)
+    opt.step()
+    assert len(calls) == 2
+    assert calls[0] == (["lr", "momentum", "weight_decay"] if rule == "sgd_step"
+                        else ["betas", "eps", "lr"])
+
+
+def test_nesterov_and_dampening_stay_on_sgds_own_path(monkeypatch):
+    """Beyond the lesson's rule: SGD does them itself, and does them right."""
+    monkeypatch.setattr(optim, "sgd_step", lambda *a, **k: pytest.fail("sgd_step called"))
+    p = _param([1.0], [1.0])
+    opt = optim.SGD([p], lr=0.1, momentum=0.5, dampening=0.5)
+    opt.step()  # the first buffer is the gradient, undampened: b = 1
+    np.testing.assert_allclose(p.numpy(), [0.9])
+    p.grad = sg.tensor([2.0], dtype=sg.float64)
+    opt.step()  # b = 0.5 * 1 + 0.5 * 2 = 1.5
+    np.testing.assert_allclose(p.numpy(), [0.9 - 0.15])
+    optim.SGD([_param([1.0], [1.0])], lr=0.1, momentum=0.5, nesterov=True).step()
+
+
+def test_the_update_rules_examples_run():
+    import doctest
+
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for fn in (optim.sgd_step, optim.adam_step):
+        tests = doctest.DocTestFinder(recurse=False).find(fn, fn.__name__, globs={
+            "np": np, fn.__name__: fn})
+        assert sum(len(t.examples) for t in tests) >= 2, fn.__name__
+        for t in tests:
+            runner.run(t)
+    assert runner.failures == 0
+
+
+def test_sgd_steps_first_buffer_is_a_new_array():
+    grad, state = np.array([1.0, -1.0]), {}
+    optim.sgd_step(np.array([0.0, 0.0]), grad, state, lr=0.1, momentum=0.9)
+    assert state["momentum_buffer"] is not grad
+    np.testing.assert_array_equal(state["momentum_buffer"], grad)
+
+
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam])
+def test_the_rules_run_on_the_python_device_in_float32(cls):
+    """The optimizers hand the rules each device's raw arrays: strided arrays on
+    "python" (no np.sqrt there), float32 kept."""
+    def run(device):
+        p = sg.tensor([[1.0, -2.0, 0.5]], requires_grad=True, device=device)
+        opt = cls([p], lr=0.1, momentum=0.9) if cls is optim.SGD else cls([p], lr=0.1)
+        for g in ([[0.5, 1.0, -2.0]], [[-0.25, 3.0, 1.0]]):
+            p.grad = sg.tensor(g, device=device)
+            opt.step()
+        return p
+
+    on_python, on_cpu = run("python"), run("cpu")
+    assert on_python.device == "python" and on_python.dtype == sg.float32
+    assert on_cpu.dtype == sg.float32
+    np.testing.assert_allclose(on_python.numpy(), on_cpu.numpy(), rtol=1e-6)

@@ -13,6 +13,11 @@ made, and from then on calls only standard Array API functions on it, so the
 same autograd code runs on every device. CuPy is imported the first time a
 cuda tensor is made, never at import time.
 
+Every device's arrays come back to the host through :func:`to_host` (lesson 10's
+exercise), called through this module's global each time, so that ``stridegrad
+yours`` can run the library with a learner's version; a device registered
+without its own ``to_host`` falls back to DLPack when :func:`to_host` fails.
+
 Tests may register another namespace as a device (``register_device("strict",
 array_api_strict)``) to run the whole tensor suite against a strict
 implementation of the standard.
@@ -38,6 +43,7 @@ __all__ = [
     "get_namespace",
     "register_device",
     "set_default_device",
+    "to_host",
     "to_numpy",
     "unregister_device",
 ]
@@ -65,9 +71,33 @@ _extra: dict[str, Device] = {}  # devices registered with register_device
 _default = "cpu"
 
 
+def to_host(x: object) -> np.ndarray:
+    """``x`` as a NumPy array on the host, with ``x``'s shape and dtype: a NumPy
+    array as it is (``x`` itself, whatever its strides), a CuPy-like array (one
+    with ``.get()``) copied with one ``.get()``, others with ``np.asarray``.
+
+    Example:
+        >>> to_host(sa.asarray([1.0, 2.0]))
+        array([1., 2.])
+    """
+    if isinstance(x, np.ndarray):
+        return x
+    get = getattr(x, "get", None)
+    if callable(get):
+        return get()
+    return np.asarray(x)
+
+
+def _to_host(array: Any) -> np.ndarray:
+    """The built-in devices' way home: :func:`to_host`, looked up when called."""
+    return to_host(array)
+
+
 def _generic_to_host(array: Any) -> np.ndarray:
+    """A registered device's (and a foreign array's) way home: :func:`to_host`, or DLPack
+    when that fails (an array that refuses ``np.asarray`` and has no ``.get()``)."""
     try:
-        return np.asarray(array)
+        return to_host(array)
     except Exception:  # noqa: BLE001 - fall back to the standard interchange protocol
         return np.from_dlpack(array)
 
@@ -86,7 +116,7 @@ def register_device(
 ) -> None:
     """Register an Array API ``namespace`` as device ``name`` (for tests and experiments).
 
-    By default data moves to the host with ``numpy.asarray`` (or DLPack) and
+    By default data moves to the host with :func:`to_host` (or DLPack) and
     back with ``namespace.asarray``.
     """
     if not isinstance(name, str) or not name or ":" in name:
@@ -173,12 +203,12 @@ def _make_cuda(name: str) -> Device:
         with cupy.cuda.Device(index):
             return cupy.asarray(a)
 
-    return Device(name, cupy_xp, lambda a: cupy.asnumpy(a), from_host)
+    return Device(name, cupy_xp, _to_host, from_host)  # to_host: CuPy's .get()
 
 
 def _make_builtin(name: str) -> Device:
     if name == "cpu":
-        return Device("cpu", np, np.asarray, np.asarray)
+        return Device("cpu", np, _to_host, np.asarray)
     if name == "python":
         try:
             from stridegrad import array as sa
@@ -186,7 +216,7 @@ def _make_builtin(name: str) -> Device:
             raise RuntimeError(
                 f"the 'python' device needs stridegrad.array, which failed to import: {exc}"
             ) from exc
-        return Device("python", sa, np.asarray, sa.asarray)
+        return Device("python", sa, _to_host, sa.asarray)
     return _make_cuda(name)
 
 

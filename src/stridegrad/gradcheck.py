@@ -6,6 +6,13 @@ a time, in float64. A non-scalar output ``y`` is reduced to ``sum(y * v)`` with 
 fixed random ``v`` (a vector-Jacobian product), so one backward checks every
 output element's contribution.
 
+The central differences themselves are :func:`numerical_gradient`, lesson 08's
+exercise: ``gradcheck`` calls it through this module's global, once per checked
+input, on a float64 NumPy copy of the input (a 0-d one for a Value), with an ``f``
+that puts the nudged copy on the input's device and evaluates ``fn`` under
+``no_grad``. The float64 copies, the several inputs, the devices and the
+``sum(y * v)`` reduction stay here, around the call.
+
 Tensors are duck-typed apart from Values: a ``stridegrad.Tensor`` input is
 checked when it requires grad; any other object with ``data``, ``grad`` and
 ``backward`` (``stridegrad.Value``, micrograd's ``Value``) is checked as a scalar.
@@ -22,11 +29,34 @@ import numpy as np
 
 from stridegrad.tensor import Tensor, float64, no_grad
 
-__all__ = ["GradcheckError", "gradcheck"]
+__all__ = ["GradcheckError", "gradcheck", "numerical_gradient"]
 
 
 class GradcheckError(RuntimeError):
     """Analytic and numeric gradients disagree; the message holds a table of the worst entries."""
+
+
+def numerical_gradient(f: Callable[[np.ndarray], float], x: np.ndarray,
+                       eps: float = 1e-6) -> np.ndarray:
+    """The gradient of ``f`` at ``x`` by central differences, one entry at a time.
+
+    ``f`` maps an array of ``x``'s shape to a number; ``x`` is a float array
+    (float64 or float32) of any shape, 0-d and size 0 included, and any layout
+    (a transposed, stepped or reversed view). Returns a new float64 array of
+    ``x``'s shape, whose entry ``i`` is ``(f(x + eps e_i) - f(x - eps e_i)) /
+    (2 eps)``. ``x`` may be changed while the function runs; when it returns,
+    ``x`` holds exactly the values it had (bit for bit).
+    """
+    grad = np.zeros(x.shape)
+    for idx in np.ndindex(*x.shape):
+        old = x[idx]
+        x[idx] = old + eps
+        up = f(x)
+        x[idx] = old - eps
+        down = f(x)
+        x[idx] = old
+        grad[idx] = (up - down) / (2 * eps)
+    return grad
 
 
 def _is_value(obj: Any) -> bool:
@@ -117,28 +147,30 @@ def gradcheck(
                 if x.grad is None
                 else np.asarray(x.grad.numpy(), dtype=np.float64)
             )
-            base = np.array(x.numpy(), dtype=np.float64)
-            numeric = np.zeros(base.shape)
             device, xp_data = x.device, x._data
-            with no_grad():
-                for idx in np.ndindex(*base.shape):
-                    vals = []
-                    for sign in (1.0, -1.0):
-                        pert = base.copy()
-                        pert[idx] += sign * eps
-                        x._data = Tensor(pert, device=device)._data
-                        vals.append(_scalar_of(fn(*args), weights))
-                    numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
-            x._data = xp_data
+
+            def f_tensor(v: np.ndarray, x: Tensor = x, device: str = device) -> float:
+                x._data = Tensor(v, device=device)._data  # a copy of the nudged values
+                return _scalar_of(fn(*args), weights)
+
+            try:
+                with no_grad():
+                    # through the module global, looked up now: `stridegrad yours` swaps it
+                    numeric = numerical_gradient(f_tensor, np.array(x.numpy(), dtype=np.float64), eps)
+            finally:
+                x._data = xp_data
         else:
             analytic = np.array([float(x.grad)])
             d0 = x.data
-            vals = []
-            for sign in (1.0, -1.0):
-                x.data = d0 + sign * eps
-                vals.append(_scalar_of(fn(*args), None))
-            x.data = d0
-            numeric = np.array([(vals[0] - vals[1]) / (2 * eps)])
+
+            def f_value(v: np.ndarray, x: Any = x) -> float:
+                x.data = float(v[()])
+                return _scalar_of(fn(*args), None)
+
+            try:
+                numeric = numerical_gradient(f_value, np.array(d0, dtype=np.float64), eps).reshape(1)
+            finally:
+                x.data = d0
         diff = np.abs(analytic - numeric)
         tol = atol + rtol * np.abs(numeric)
         bad = ~(diff <= tol)  # NaN counts as bad

@@ -18,6 +18,14 @@ and for Adam (``AdamW`` decays the weights directly: ``p = p * (1 - lr * wd)``):
     p = p - lr * (m / (1 - beta1**t)) / (sqrt(v / (1 - beta2**t)) + eps)
 
 Updates work on the raw arrays of each parameter's device, outside autograd.
+
+The update of one parameter is lesson 09's exercises, :func:`sgd_step` and
+:func:`adam_step`: ``SGD.step`` and ``Adam.step`` call them for each parameter,
+looked up in this module at call time (``stridegrad yours`` swaps a learner's in by
+setting ``stridegrad.optim.sgd_step``). What the classes add to those rules stays
+in the classes: weight decay for Adam (into the gradient) and AdamW (on the
+weights) before the call, and SGD's ``dampening`` and ``nesterov``, which take the
+class's own path.
 """
 
 from __future__ import annotations
@@ -28,7 +36,86 @@ from typing import Any
 
 from stridegrad.tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "adam_step", "sgd_step"]
+
+
+# --------------------------------------------------------------------------- update rules
+# Lesson 09's exercises. The optimizers call them with each parameter's raw arrays:
+# NumPy's on "cpu", CuPy's on "cuda", stridegrad.array's on "python", float32 or
+# float64, so they use arithmetic operators only.
+
+
+def sgd_step(param, grad, state: dict, lr: float,
+             momentum: float = 0.0, weight_decay: float = 0.0):
+    """One step of ``torch.optim.SGD`` (no dampening, no Nesterov) for one
+    parameter; returns the new parameter array.
+
+    ``weight_decay`` is L2 regularisation, added to the gradient before
+    momentum. With momentum, the velocity is kept in ``state["momentum_buffer"]``
+    between calls (``state`` starts as ``{}``). ``param`` and ``grad`` are not
+    changed in place, and the buffer is never one of them.
+
+    The library's :class:`SGD` calls it for every parameter that has a gradient,
+    with the parameter's raw arrays of its device (NumPy, CuPy or
+    ``stridegrad.array`` ones, float32 or float64), so it uses arithmetic only;
+    the lesson's checks pass NumPy float64 arrays.
+
+    Example:
+        >>> state = {}
+        >>> sgd_step(np.array([1.0]), np.array([1.0]), state, lr=0.1, momentum=0.9)
+        array([0.9])
+        >>> sgd_step(np.array([0.9]), np.array([1.0]), state, lr=0.1, momentum=0.9)
+        array([0.71])
+    """
+    g = grad + weight_decay * param if weight_decay else grad
+    if momentum:
+        buf = state.get("momentum_buffer")
+        # the first buffer is g itself, as a new array (g may be the caller's grad)
+        buf = 1.0 * g if buf is None else momentum * buf + g
+        state["momentum_buffer"] = buf
+        g = buf
+    return param - lr * g
+
+
+def adam_step(param, grad, state: dict, lr: float = 1e-3,
+              betas: tuple = (0.9, 0.999), eps: float = 1e-8):
+    """One Adam update of one parameter; returns the new parameter array.
+
+    The update of ``torch.optim.Adam`` (no weight decay, no amsgrad), as its
+    documentation states it, with ``b1, b2 = betas``, ``g = grad`` and ``t``
+    the number of this step (1 on the first call)::
+
+        m = b1 * m + (1 - b1) * g              # m and v start at 0
+        v = b2 * v + (1 - b2) * g**2           # element by element
+        m_hat = m / (1 - b1**t)                # bias corrections
+        v_hat = v / (1 - b2**t)
+        new param = param - lr * m_hat / (sqrt(v_hat) + eps)
+
+    ``eps`` is added after the square root. ``state`` keeps ``"step"`` (``t``),
+    ``"exp_avg"`` (``m``) and ``"exp_avg_sq"`` (``v``) between calls; it starts
+    as ``{}``. ``param`` and ``grad`` are not changed in place.
+
+    The library's :class:`Adam` and :class:`AdamW` call it for every parameter
+    that has a gradient (their weight decay done before the call), with the
+    parameter's raw arrays of its device: NumPy, CuPy or ``stridegrad.array``
+    ones (the ``"python"`` device, which ``np.sqrt`` would turn into NumPy
+    arrays; ``** 0.5`` takes all three), float32 or float64. The lesson's checks
+    pass NumPy float64 arrays.
+
+    Example:
+        >>> state = {}
+        >>> adam_step(np.array([1.0]), np.array([0.5]), state, lr=0.1)   # first step: lr * sign
+        array([0.9])
+        >>> state["step"], state["exp_avg"], state["exp_avg_sq"]
+        (1, array([0.05]), array([0.00025]))
+    """
+    b1, b2 = betas
+    t = state["step"] = state.get("step", 0) + 1
+    m = state["exp_avg"] = b1 * state.get("exp_avg", 0.0) + (1 - b1) * grad
+    v = state["exp_avg_sq"] = b2 * state.get("exp_avg_sq", 0.0) + (1 - b2) * grad * grad
+    m_hat = m / (1 - b1 ** t)
+    v_hat = v / (1 - b2 ** t)
+    return param - lr * m_hat / (v_hat ** 0.5 + eps)
 
 
 class Optimizer:
@@ -99,17 +186,20 @@ class SGD(Optimizer):
         self.weight_decay, self.nesterov = float(weight_decay), bool(nesterov)
 
     def _update(self, w, g, xp, state):
+        if not (self.nesterov or (self.momentum and self.dampening)):
+            # the lesson's rule, looked up at call time (a learner's may be swapped in)
+            return sgd_step(w, g, state, lr=self.lr, momentum=self.momentum,
+                            weight_decay=self.weight_decay)
+        # dampening and Nesterov (both need momentum > 0): beyond the lesson's rule
         if self.weight_decay:
             g = g + self.weight_decay * w
-        if self.momentum:
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = g
-            else:
-                buf = self.momentum * buf + (1.0 - self.dampening) * g if self.dampening else self.momentum * buf + g
-            state["momentum_buffer"] = buf
-            g = g + self.momentum * buf if self.nesterov else buf
-        return w - self.lr * g
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = g
+        else:
+            buf = self.momentum * buf + ((1.0 - self.dampening) * g if self.dampening else g)
+        state["momentum_buffer"] = buf
+        return w - self.lr * (g + self.momentum * buf if self.nesterov else buf)
 
     def _hyper(self) -> str:
         return (f"lr={self.lr}, momentum={self.momentum}, weight_decay={self.weight_decay}, "
@@ -134,19 +224,13 @@ class Adam(Optimizer):
         self.betas, self.eps, self.weight_decay = (float(b1), float(b2)), float(eps), float(weight_decay)
 
     def _update(self, w, g, xp, state):
-        b1, b2 = self.betas
-        if self.weight_decay:
+        if self.weight_decay:  # beyond the lesson's rule, done before it
             if self.decoupled:
                 w = w * (1.0 - self.lr * self.weight_decay)
             else:
                 g = g + self.weight_decay * w
-        t = state["step"] = state.get("step", 0) + 1
-        m = state["exp_avg"] = b1 * state["exp_avg"] + (1.0 - b1) * g if t > 1 else (1.0 - b1) * g
-        v = state["exp_avg_sq"] = (b2 * state["exp_avg_sq"] + (1.0 - b2) * (g * g) if t > 1
-                                   else (1.0 - b2) * (g * g))
-        step_size = self.lr / (1.0 - b1 ** t)
-        denom = xp.sqrt(v) / math.sqrt(1.0 - b2 ** t) + self.eps
-        return w - step_size * (m / denom)
+        # the lesson's rule, looked up at call time (a learner's may be swapped in)
+        return adam_step(w, g, state, lr=self.lr, betas=self.betas, eps=self.eps)
 
     def _hyper(self) -> str:
         return f"lr={self.lr}, betas={self.betas}, eps={self.eps}, weight_decay={self.weight_decay}"

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import stridegrad as sg
-from stridegrad.course import reference
+from stridegrad import optim
+from stridegrad.nn import functional as F
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
@@ -111,11 +112,21 @@ def test_the_momentum_buffer_may_not_be_the_callers_grad():
 # ------------------------------------------------------------------ reference vs library
 
 
+def test_the_library_exercises_are_the_librarys_own_functions():
+    """One implementation: the lesson's solutions module imports them from the library."""
+    from stridegrad.course.solutions import ep09
+
+    assert (ep09.log_softmax, ep09.nll_loss) == (F.log_softmax, F.nll_loss)
+    assert (ep09.sgd_step, ep09.adam_step) == (optim.sgd_step, optim.adam_step)
+    assert CHECKPOINT.reference == "stridegrad.nn.functional"
+
+
 def test_log_softmax_and_nll_loss_make_the_librarys_cross_entropy():
+    """The fused cross_entropy (its own node) and the two exercises agree."""
     sg.manual_seed(0)
     x = (sg.randn(6, 4) * 50).requires_grad_()
     t = np.array([0, 3, 1, 2, 2, 0])
-    ours = reference.nll_loss(reference.log_softmax(x), t)
+    ours = F.nll_loss(F.log_softmax(x), t)
     ours.backward()
     g_ours = x.grad.numpy()
     x.grad = None
@@ -126,10 +137,10 @@ def test_log_softmax_and_nll_loss_make_the_librarys_cross_entropy():
 
 
 @pytest.mark.parametrize("make, rule, hyper", [
-    (lambda p: sg.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01), reference.sgd_step,
+    (lambda p: sg.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01), optim.sgd_step,
      dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
-    (lambda p: sg.optim.SGD(p, lr=0.05), reference.sgd_step, dict(lr=0.05)),
-    (lambda p: sg.optim.Adam(p, lr=0.01), reference.adam_step, dict(lr=0.01)),
+    (lambda p: sg.optim.SGD(p, lr=0.05), optim.sgd_step, dict(lr=0.05)),
+    (lambda p: sg.optim.Adam(p, lr=0.01), optim.adam_step, dict(lr=0.01)),
 ])
 def test_update_rules_match_the_librarys_optimizers(make, rule, hyper):
     rng = np.random.default_rng(0)
@@ -230,7 +241,7 @@ def test_the_optimizer_comparison_prints_sgd_before_adam_is_written(capsys):
         rng = np.random.default_rng(0)
         x_reg = sg.tensor(rng.uniform(-1, 1, size=(50, 1)).astype(np.float32))
         y_reg = 3 * x_reg - 1
-    """, sgd_step=reference.sgd_step)
+    """, sgd_step=optim.sgd_step)
     for needle in ("class MyOptimizer", "pairs = {"):
         exec(next(c for c in cells if needle in c), ns)
     out = capsys.readouterr().out.splitlines()

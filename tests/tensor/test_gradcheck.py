@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,31 @@ def test_errors():
         sg.gradcheck(lambda x: x * 2, (sg.tensor([1.0]),))
     with pytest.raises(TypeError):
         sg.gradcheck(lambda x: 3.0, (sg.tensor([1.0], requires_grad=True),))
+
+
+def test_numeric_side_is_numerical_gradient_called_through_the_module(monkeypatch):
+    """Lesson 08's exercise is gradcheck's own finite differences, looked up at call
+    time: each checked input (a Tensor on any device, a Value) gets one call, on a
+    float64 copy, and a wrong numerical_gradient makes a right backward fail."""
+    gc_mod = importlib.import_module("stridegrad.gradcheck")  # the module, not the function
+
+    seen = []
+    real = gc_mod.numerical_gradient
+
+    def spy(f, x, eps=1e-6):
+        seen.append((x.dtype, x.shape))
+        return real(f, x, eps)
+
+    monkeypatch.setattr(gc_mod, "numerical_gradient", spy)
+    a = sg.tensor([[0.3, -1.2], [2.0, 0.1]], requires_grad=True, device="python")  # float32
+    b = sg.tensor([0.5, 1.5], requires_grad=True, device="python")
+    assert sg.gradcheck(lambda a, b: (a * b).tanh().sum(), (a, b))
+    assert seen == [(np.float64, (2, 2)), (np.float64, (2,))]
+    b = sg.tensor([0.5, 1.5], requires_grad=True)  # cpu
+    assert sg.gradcheck(lambda b: b.exp().sum(), b) and seen[-1] == (np.float64, (2,))
+    v = sg.Value(0.7)
+    assert sg.gradcheck(lambda v: v * v, v) and v.data == 0.7
+    assert seen[-1] == (np.float64, ())
+
+    monkeypatch.setattr(gc_mod, "numerical_gradient", lambda f, x, eps=1e-6: 2 * real(f, x, eps))
+    assert sg.gradcheck(lambda b: (b * b).sum(), b, raise_exception=False) is False

@@ -277,6 +277,38 @@ def test_register_device():
         backend.unregister_device("strict2")
 
 
+def test_every_device_comes_home_through_backend_to_host(monkeypatch):
+    """Lesson 10's to_host is the library's: to_numpy calls backend.to_host, looked up
+    at call time, for the built-in devices and a registered one; a registered device
+    falls back to DLPack when to_host fails."""
+    seen = []
+    real = backend.to_host
+
+    def spy(x):
+        seen.append(type(x).__name__)
+        return real(x)
+
+    monkeypatch.setattr(backend, "to_host", spy)
+    assert sg.tensor([1.0, 2.0], device="python").numpy().tolist() == [1.0, 2.0]
+    assert sg.tensor([[3.0]]).item() == 3.0
+    backend.register_device("strict2", array_api_strict)
+    try:
+        assert sg.tensor([4.0], device="strict2").tolist() == [4.0]
+        assert seen == ["StridedArray", "ndarray", "Array"]
+
+        def refuses(x):
+            raise TypeError(f"no host copy of a {type(x).__name__}")
+
+        monkeypatch.setattr(backend, "to_host", refuses)
+        assert backend.to_numpy(array_api_strict.asarray([5.0]), "strict2").tolist() == [5.0]
+        with pytest.raises(TypeError, match="no host copy of a ndarray"):
+            sg.tensor([6.0]).numpy()
+    finally:
+        backend.unregister_device("strict2")
+    x = np.arange(6.0).reshape(2, 3).T
+    assert real(x) is x  # a NumPy array as it is, strides and all
+
+
 def test_gradcheck_callable_whatever_the_import_order():
     """``stridegrad.gradcheck`` is a module *and* the function (see its _CallableModule)."""
     import stridegrad.gradcheck as gc_module

@@ -125,6 +125,51 @@ def test_cross_entropy_errors(device):
         F.cross_entropy(np.zeros((3, 4)), [0, 1, 2])
 
 
+# --------------------------------------------------------------------------- lesson 09's exercises
+
+
+def test_log_softmax_keeps_dtype_device_and_takes_axis_or_dim(device):
+    """log_softmax is lesson 09's exercise, built from Tensor ops: float32 stays float32,
+    ``dim`` (PyTorch's name) wins over ``axis``, and gradients flow."""
+    z = np.random.default_rng(1).standard_normal((2, 3, 4))
+    x = sg.tensor(z.astype(np.float32), device=device, requires_grad=True)
+    out = F.log_softmax(x)
+    assert out.dtype == sg.float32 and out.device == device and out.shape == (2, 3, 4)
+    np.testing.assert_allclose(out.numpy(), _ref_log_softmax(z), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(F.log_softmax(x, 2, dim=1).numpy(), _ref_log_softmax(z, 1),
+                               rtol=1e-5, atol=1e-6)
+    out.sum().backward()  # each row of exp(out) sums to 1: the gradient is 1 - C * softmax
+    np.testing.assert_allclose(x.grad.numpy(), 1 - 4 * np.exp(_ref_log_softmax(z)), atol=1e-5)
+
+
+def test_nll_loss_of_log_softmax_is_cross_entropy(device):
+    z = np.random.default_rng(2).standard_normal((5, 3)) * 10
+    y = np.array([2, 0, 1, 1, 0])
+    x = sg.tensor(z, device=device, requires_grad=True)
+    loss = F.nll_loss(F.log_softmax(x), y)
+    assert loss.shape == () and loss.dtype == sg.float64 and loss.device == device
+    np.testing.assert_allclose(loss.item(), -_ref_log_softmax(z)[np.arange(5), y].mean(),
+                               rtol=1e-12)
+    loss.backward()
+    onehot = np.eye(3)[y]
+    np.testing.assert_allclose(x.grad.numpy(), (np.exp(_ref_log_softmax(z)) - onehot) / 5,
+                               rtol=1e-10, atol=1e-12)
+    logp = sg.tensor(np.log([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]), device=device,
+                     requires_grad=True)
+    F.nll_loss(logp, [0, 1]).backward()  # -1/N at the targets, 0 elsewhere
+    np.testing.assert_array_equal(logp.grad.numpy(), [[-0.5, 0, 0], [0, -0.5, 0]])
+
+
+def test_nll_loss_errors(device):
+    logp = sg.zeros(3, 4, device=device, requires_grad=True)
+    with pytest.raises(ValueError, match=r"targets of shape \(1,\) .*\(3, 4\); expected \(3,\)"):
+        F.nll_loss(logp, [2])  # NumPy would broadcast one target over every row
+    with pytest.raises(IndexError, match=r"targets from -1 to 2 for 4 classes .*0\.\.3"):
+        F.nll_loss(logp, np.array([0, -1, 2]))  # NumPy would read -1 as the last class
+    with pytest.raises(IndexError, match=r"from 0 to 4 for 4 classes"):
+        F.nll_loss(logp, [0, 4, 1])
+
+
 def test_mse_loss(device):
     p = sg.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
     t = np.array([[1.0, 0.0], [0.0, 0.0]], dtype=np.float32)

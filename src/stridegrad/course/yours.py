@@ -25,9 +25,12 @@ with the same package files, so that only the lessons you changed are read again
 
 What can be swapped in is what the library calls through a module attribute: the
 modules and functions of :data:`CALLED_THROUGH` (today the strided array's calls into
-``stridegrad.array.layout``). The other library exercises (``stridegrad.course.reference``
-and the like) are reported as "the library does not call this exercise yet": it has its
-own implementation of them today. Which module holds each exercise comes from the
+``stridegrad.array.layout``, the optimizers' ``sgd_step``/``adam_step``,
+``nn.functional``'s ``log_softmax``/``nll_loss``, gradcheck's ``numerical_gradient`` and
+the backend's ``to_host``). The other library exercises (those still in
+``stridegrad.course.reference``, ``designs``, ``compiler`` and ``reference_conv``) are
+reported as "the library does not call this exercise yet": it has its own
+implementation of them today. Which module holds each exercise comes from the
 build's own output, the lesson modules ``stridegrad.course.solutions.epNN``, which
 import every library exercise from the module whose function it is.
 
@@ -77,6 +80,10 @@ CALLED_THROUGH: dict[str, tuple[str, ...]] = {
         "numel", "contiguous_strides", "index_to_offset", "offset_to_index",
         "permute_layout", "slice_layout", "is_contiguous", "reshape_strides",
         "iter_offsets", "broadcast_shapes", "broadcast_strides"),
+    "stridegrad.gradcheck": ("numerical_gradient",),  # gradcheck's central differences
+    "stridegrad.backend": ("to_host",),  # every device's to_numpy: t.numpy(), t.item()
+    "stridegrad.optim": ("sgd_step", "adam_step"),  # SGD/Adam's update of each parameter
+    "stridegrad.nn.functional": ("log_softmax", "nll_loss"),  # F.log_softmax, x.log_softmax()
 }
 
 #: Seconds for the definitions of one notebook, in its worker (they only define).

@@ -239,6 +239,9 @@ def gradients() -> None:
     targets = np.array([0, 2, 1, 2])
     _gradcheck("cross_entropy of (4, 3) logits",
                lambda x: sg.nn.functional.cross_entropy(x, targets), _tensor((4, 3), 6))
+    F = sg.nn.functional
+    _gradcheck("nll_loss(log_softmax(x, axis=0).T) of (3, 4) logits",
+               lambda x: F.nll_loss(F.log_softmax(x, axis=0).T, targets), _tensor((3, 4), 7))
 
 
 def training() -> None:
@@ -262,6 +265,24 @@ def training() -> None:
                              "own reaches 1.00 (at least 0.90 expected)")
 
 
+def sgd_steps() -> None:
+    import stridegrad as sg
+
+    p = sg.tensor([1.0, -2.0], dtype=sg.float64, requires_grad=True, device="python")
+    opt = sg.optim.SGD([p], lr=0.1, momentum=0.9, weight_decay=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        (p * p).sum().backward()
+        opt.step()
+    # by hand: g = 2.1 p; b1 = 2.1 p0, p1 = 0.79 p0; b2 = 0.9 b1 + 2.1 p1 = 3.549 p0
+    expected = np.array([0.4351, -0.8702])
+    got = p.numpy()
+    if not np.allclose(got, expected, rtol=1e-9, atol=1e-12):
+        raise AssertionError(f"SGD(lr=0.1, momentum=0.9, weight_decay=0.1): two steps on "
+                             f"(p * p).sum() from p = [1, -2] give {got.tolist()}, "
+                             f"expected {expected.tolist()}")
+
+
 CASES: list[Case] = [
     Case("arrays against NumPy: shapes and strides", arrays_shapes),
     Case("arrays against NumPy: views", arrays_views),
@@ -271,6 +292,7 @@ CASES: list[Case] = [
     Case("arrays against NumPy: matmul", arrays_matmul),
     Case("gradients against finite differences (python device)", gradients),
     Case("training: an MLP learns the moons (python device)", training),
+    Case("training: two SGD steps with momentum and weight decay (python device)", sgd_steps),
 ]
 
 

@@ -1,9 +1,15 @@
 """Stateless neural-network functions on Tensors: activations, losses, and (from
 :mod:`stridegrad.nn.conv`) convolution and pooling.
 
-Softmax, log-softmax and cross-entropy have their own backward nodes: they are
-computed with the max subtracted (so logits of +-1000 stay finite and exact),
-and cross-entropy's backward is the fused ``(softmax - onehot) / N``.
+Softmax and cross-entropy have their own backward nodes: they are computed with
+the max subtracted (so logits of +-1000 stay finite and exact), and
+cross-entropy's backward is the fused ``(softmax - onehot) / N`` (one node, the
+speed of a training step). ``log_softmax`` and ``nll_loss`` are lesson 09's
+exercises, the library's own functions: built from Tensor operations, so that
+autograd gives their gradients; ``x.log_softmax()`` calls this module's
+``log_softmax``, looked up at call time (``stridegrad yours`` swaps a learner's
+in). ``cross_entropy`` does not go through them: it is ``nll_loss(log_softmax(z),
+targets)`` in one node.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+import stridegrad as sg  # sg.tensor in nll_loss: the lesson's spelling (it is its exercise)
 from stridegrad import backend
 from stridegrad.tensor import _base
 from stridegrad.tensor import Node, Tensor, _device_error, _edge, _kind, _norm_axes, _wrap, tensor
@@ -27,6 +34,7 @@ __all__ = [
     "log_softmax",
     "max_pool2d",
     "mse_loss",
+    "nll_loss",
     "relu",
     "sigmoid",
     "softmax",
@@ -69,14 +77,8 @@ def _one_axis(x: Tensor, axis: Any, fn: str) -> int:
     return a
 
 
-def _log_softmax_array(xp, x, axis: int):
-    m = xp.max(x, axis=axis, keepdims=True)
-    s = x - m
-    return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
-
-
-class LogSoftmaxBackward(Node):
-    """Saves the output ``y``: ``grad = g - exp(y) * sum(g)``."""
+class SoftmaxBackward(Node):
+    """Saves the output ``p``: ``grad = p * (g - sum(g * p))``."""
 
     __slots__ = ("axis", "out", "xp")
     _saves = True
@@ -87,36 +89,59 @@ class LogSoftmaxBackward(Node):
         self.xp, self.out, self.axis = xp, out, axis
 
     def apply(self, g):
-        xp = self.xp
-        return (g - xp.exp(self.out) * xp.sum(g, axis=self.axis, keepdims=True),)
+        p = self.out
+        return (p * (g - self.xp.sum(g * p, axis=self.axis, keepdims=True)),)
 
     def _release(self):
         self.out = None
 
 
-class SoftmaxBackward(LogSoftmaxBackward):
-    """Saves the output ``p``: ``grad = p * (g - sum(g * p))``."""
+def log_softmax(x, axis=-1, *, dim=None):
+    """``log(softmax(x))`` along the last axis (or ``axis``), from Tensor ops, stable for large logits.
 
-    __slots__ = ()
+    ``(N, C)`` logits -> ``(N, C)`` log-probabilities (any number of leading
+    axes works the same way, none included: a ``(C,)`` vector is one row), for
+    ``C >= 1`` and leading sizes >= 1. Stable: logits of 1000 give finite
+    answers, no overflow. The result must be a new Tensor of ``x``'s shape and
+    dtype, built from Tensor operations, so that gradients flow back to ``x``;
+    ``x`` itself is not changed.
 
-    def apply(self, g):
-        p = self.out
-        return (p * (g - self.xp.sum(g * p, axis=self.axis, keepdims=True)),)
+    The lesson's checks call it with ``x`` alone. The library also passes
+    ``axis`` (``x.log_softmax(dim)`` calls this function): an int, negative ones
+    counting from the end, the axis to normalise along instead of the last;
+    ``dim`` is PyTorch's name for it and wins when given. Like every Tensor, ``x``
+    may live on any device, float32 or float64.
+    """
+    axis = axis if dim is None else dim
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - shifted.exp().sum(axis=axis, keepdims=True).log()
 
 
-def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
-    """``x - logsumexp(x)`` along ``axis`` (stable); same shape as ``x``."""
-    x = _check(x, "log_softmax")
-    x._float_only("log_softmax")
-    a = _one_axis(x, axis if dim is None else dim, "log_softmax")
-    xp = x._xp
-    out = _log_softmax_array(xp, x._data, a)
-    node = (
-        LogSoftmaxBackward((_edge(x),), xp, out, a)
-        if _base._grad_enabled and x._requires_grad
-        else None
-    )
-    return _wrap(out, x._device, xp, node)
+def nll_loss(logp, targets):
+    """Mean negative log-likelihood: ``(N, C)`` log-probabilities, ``(N,)`` int targets -> ``()``.
+
+    ``targets`` holds ``N >= 1`` class indices in ``[0, C)``, as a list of ints
+    or a NumPy int array. The mean over the ``N`` rows of ``-logp[i, targets[i]]``,
+    as a Tensor of shape ``()`` and of ``logp``'s dtype, built from Tensor
+    operations, so that gradients flow back to ``logp``; neither argument is
+    changed.
+
+    The library's works on ``logp``'s device (the lesson's checks use the CPU
+    only), and refuses ``targets`` of another length than ``N`` (ValueError) or
+    outside ``[0, C)`` (IndexError), which the lesson's checks never pass: NumPy
+    would broadcast a single target over every row, and read index -1 as the last
+    class.
+    """
+    n, c = logp.shape
+    t = np.asarray(targets)
+    if t.shape != (n,):
+        raise ValueError(f"nll_loss: targets of shape {t.shape} for log-probabilities of "
+                         f"shape {tuple(logp.shape)}; expected ({n},)")
+    if n and not 0 <= t.min() <= t.max() < c:
+        raise IndexError(f"nll_loss: targets from {t.min()} to {t.max()} for {c} classes "
+                         f"(they must be in 0..{c - 1})")
+    onehot = sg.tensor(np.eye(c)[t], dtype=logp.dtype, device=logp.device)
+    return -(logp * onehot).sum() / n
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:

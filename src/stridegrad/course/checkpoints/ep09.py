@@ -25,8 +25,12 @@ from stridegrad.nn import Parameter
 
 __all__ = ["checkpoint"]
 
+# log_softmax and nll_loss are stridegrad.nn.functional's, sgd_step and adam_step
+# stridegrad.optim's: a notebook that calls the library's own gets no credit
 checkpoint = Checkpoint("09_training_loop", "the training loop",
-                        reference="stridegrad.course.reference")
+                        reference="stridegrad.nn.functional",
+                        library={"sgd_step": ("stridegrad.optim.sgd_step",),
+                                 "adam_step": ("stridegrad.optim.adam_step",)})
 
 
 # ------------------------------------------------------------------ helpers

@@ -40,7 +40,9 @@ except ImportError:  # pragma: no cover - the dev environment has it
 
 __all__ = ["FakeAsyncDevice", "FakeCuPyArray", "checkpoint", "fake_cupy"]
 
-checkpoint = Checkpoint("10_backends", "backends")
+checkpoint = Checkpoint("10_backends", "backends",
+                        # to_host is the library's own: backend.to_numpy calls it
+                        library={"to_host": ("stridegrad.backend.to_host",)})
 
 
 # ------------------------------------------------------------------ stand-ins

@@ -12,7 +12,7 @@ from stridegrad.course.reference import unbroadcast
 from stridegrad.course.reference import sum_backward
 from stridegrad.course.reference import max_backward
 from stridegrad.course.reference import matmul_backward
-from stridegrad.course.reference import numerical_gradient
+from stridegrad.gradcheck import numerical_gradient
 
 
 def softmax_backward(y, grad, axis=-1):

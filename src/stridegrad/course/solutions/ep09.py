@@ -8,10 +8,10 @@ from the library, whose own function it is.
 """
 
 
-from stridegrad.course.reference import log_softmax
-from stridegrad.course.reference import nll_loss
-from stridegrad.course.reference import sgd_step
-from stridegrad.course.reference import adam_step
+from stridegrad.nn.functional import log_softmax
+from stridegrad.nn.functional import nll_loss
+from stridegrad.optim import sgd_step
+from stridegrad.optim import adam_step
 
 
 import math

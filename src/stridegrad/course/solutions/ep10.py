@@ -8,6 +8,9 @@ from the library, whose own function it is.
 """
 
 
+from stridegrad.backend import to_host
+
+
 def namespace_of(*arrays):
     """The array namespace shared by ``arrays`` (Python numbers, ``bool``,
     ``int``, ``float`` and ``complex``, are skipped).
@@ -84,26 +87,6 @@ def pick_device(prefer, available=device_available):
             return name
         reasons.append(f"{name!r} ({why})")
     raise RuntimeError("no device works here: " + "; ".join(reasons))
-
-
-import numpy as np
-
-
-def to_host(x):
-    """``x`` as a NumPy array on the host, with ``x``'s shape and dtype: a NumPy
-    array as it is (``x`` itself, whatever its strides), a CuPy-like array (one
-    with ``.get()``) copied with one ``.get()``, others with ``np.asarray``.
-
-    Example:
-        >>> to_host(sa.asarray([1.0, 2.0]))
-        array([1., 2.])
-    """
-    if isinstance(x, np.ndarray):
-        return x
-    get = getattr(x, "get", None)
-    if callable(get):
-        return get()
-    return np.asarray(x)
 
 
 import math
