@@ -180,7 +180,7 @@ def eliminate_dead_code(graph):
 import sys
 
 def eliminate_dead_code(graph):
-    sys.setrecursionlimit(sys.getrecursionlimit() + 10 * len(graph.ops) + 1000)
+    sys.setrecursionlimit(10 * len(graph.ops) + 2000)
     ops = {op.name: op for op in graph.ops}
     needed = set()
 
