@@ -952,17 +952,10 @@ class HostProxy:
         return self._ask("dunder", name="__array_namespace__", args=list(args))
 
 
-def _forward_host(name: str):
-    def method(self, *args):
-        return self._ask("dunder", name=name, args=list(args))
-    method.__name__ = name
-    return method
-
-
 for _name in sorted(OPERATORS - {"__bool__", "__len__", "__float__", "__int__", "__index__",
                                  "__iter__", "__call__", "__hash__", "__str__",
                                  "__array_namespace__"}):
-    setattr(HostProxy, _name, _forward_host(_name))
+    setattr(HostProxy, _name, _forward(_name))
 
 
 def serve(codec: Codec, message: dict, *, on_host: bool) -> dict:

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, freed_when_dropped, short_repr
 from stridegrad.course.contracts import Call, Invalid
+from stridegrad.course.observe.ep06 import _at_the_default_recursion_limit, _with_gc_off
 from stridegrad.course.designs import (
     AccumulateGrad,
     AddBackward,
@@ -214,38 +215,6 @@ _OP_HINT = ("This row makes the Vars shown (a leaf that requires grad, a constan
             "what the node's apply returns for each g of apply_with and the Vars the node "
             "holds with the lesson's {name}. Up to 40 such calls, drawn by Hypothesis (the "
             "same ones every run); the row shows the smallest your function gets wrong.")
-
-
-def _depth() -> int:
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1
-    return depth
-
-
-def _at_the_default_recursion_limit(run: Callable[[], Any], limits: set) -> tuple[Any, bool]:
-    """``run()`` at Python's default recursion limit, 1,000 frames (more only when the
-    caller is already that deep); also whether the limit was another one while the
-    nodes' edges were read (``limits``, which the nodes fill) or after ``run``."""
-    old = sys.getrecursionlimit()
-    limit = max(1000, _depth() + 200)
-    sys.setrecursionlimit(limit)
-    try:
-        limits.clear()
-        result = run()
-        return result, limits | {sys.getrecursionlimit()} != {limit}
-    finally:
-        sys.setrecursionlimit(old)
-
-
-def _with_gc_off(run: Callable[[], Any]) -> Any:
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        return run()
-    finally:
-        if was:
-            gc.enable()
 
 
 #: the length of a chain of nodes on top of a graph: deeper than the default recursion limit
