@@ -299,7 +299,8 @@ def reshape_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides
     Shape contract: ``numel(new_shape) == numel(shape)``. Returns None exactly
     when NumPy's ``reshape`` would copy (row-major order, as NumPy's
     ``_attempt_nocopy_reshape``): a view can exist even when the array is not
-    contiguous.
+    contiguous. An axis of size 1 in ``new_shape`` is never stepped along, so
+    any stride is right for it (this function gives NumPy's).
 
     Args:
         shape: current sizes.

@@ -239,8 +239,10 @@ class _Builder:
             dup = self.rng.choice(list(self.repeats))
             first = self.repeats[dup]
             readers = [op for op in earlier if first in op.args]
-            if readers:
-                op = self.rng.choice(readers)
+            op = self.rng.choice(readers) if readers else None
+            # a fused op's body reads its outer values by name: with its args renamed
+            # and its body not, it would read a value it is not given
+            if op is not None and op.op != "fused":
                 args = tuple(dup if a == first else a for a in op.args)
                 self.add(op.op, args, dict(op.attrs))
             else:

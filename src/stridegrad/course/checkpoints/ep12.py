@@ -10,6 +10,7 @@ lesson suggests.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import numpy as np
@@ -296,12 +297,40 @@ def weight_order_matches_the_columns(conv2d):
 
 
 @checkpoint.test("conv2d", hint="Input (3, 4, 4) and weight (8, 1, 3, 3) disagree on the "
-                                "channels: raise ValueError naming the weight's shape (8, 1, 3, "
-                                "3), before NumPy's matmul complains about something else.",
+                                "channels: raise ValueError naming both channel counts, 3 and "
+                                "1, and the weight's shape (8, 1, 3, 3), before NumPy's matmul "
+                                "complains about something else.",
                  hint_for=("no channel check",))
 def channel_mismatch(conv2d):
-    expect(conv2d, np.zeros((3, 4, 4)), np.zeros((8, 1, 3, 3)), raises=ValueError,
-           naming=((8, 1, 3, 3),))
+    x, weight = np.zeros((3, 4, 4)), np.zeros((8, 1, 3, 3))
+    expect(conv2d, x, weight, raises=ValueError, naming=(weight.shape,))
+    try:
+        conv2d(x.copy(), weight.copy())
+    except ValueError as exc:
+        # the weight's count must be said, not only be one of the numbers in its shape
+        missing = _numbers_missing(_without(str(exc), weight.shape), (3, 1))
+        if missing:
+            raise CheckFailure("conv2d(zeros((3, 4, 4)), zeros((8, 1, 3, 3)))",
+                               "raises ValueError naming both channel counts, 3 and 1, and "
+                               "the weight's shape (8, 1, 3, 3)", raised(exc)) from None
+
+
+def _without(message: str, shape: tuple) -> str:
+    """``message`` with every way of writing ``shape`` that a check accepts taken out:
+    ``(8, 1, 3, 3)``, ``[8, 1, 3, 3]``, ``(8,1,3,3)``, ``8 x 1 x 3 x 3``, ``8x1x3x3``."""
+    shape = tuple(int(d) for d in shape)
+    forms = {str(shape), str(list(shape)), str(shape).replace(" ", ""),
+             " x ".join(map(str, shape)), "x".join(map(str, shape))}
+    for form in sorted(forms, key=len, reverse=True):
+        message = message.replace(form, " ")
+    return message
+
+
+def _numbers_missing(message: str, numbers: tuple) -> list:
+    """The ints of ``numbers`` that ``message`` does not write as a number of their own
+    (``1`` is not in ``10``, ``0.1`` or ``1.5``; it is in ``1.`` at a sentence's end)."""
+    return [n for n in numbers
+            if not re.search(rf"(?<![\d.]){n}(?!\d|\.\d)", message)]
 
 
 @st.composite
