@@ -286,6 +286,10 @@ def test_not_yours_and_the_dying_function_are_named(attacked):
     assert any("ended" in r.message for r in died), [r.message for r in died]
     hung = _numel_rows(g["hangs_in_a_call"])
     assert hung[0].status == "timeout", [(r.status, r.message) for r in hung]
+    # the process that ignored its alarm is stopped at once: the tests after it are
+    # errors that say so, not one more time limit each
+    assert all(r.status == "error" and "limit and was stopped" in r.message
+               for r in hung[1:]), [(r.status, r.message) for r in hung]
 
 
 def test_no_hidden_input_reaches_what_the_student_sees(attacked):

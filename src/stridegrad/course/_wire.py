@@ -1084,6 +1084,7 @@ class JudgeChannel:
         return read_message(self.reader, deadline, limits=self.limits)
 
     def close(self, why: str) -> None:
+        self.pending = None  # no answer is waited for once the channel is closed
         if self.closed is None:
             self.closed = why
             if self.on_gone is not None:
@@ -1094,9 +1095,9 @@ class JudgeChannel:
         left = signal.getitimer(signal.ITIMER_REAL)[0] if hasattr(signal, "getitimer") else 0
         return left if left > 0 else self.default_timeout
 
-    def _drain(self) -> None:
+    def _drain(self, why: str = "the notebook's process stopped answering") -> None:
         """Wait for the answer of a request that ran past its time (the worker stops it
-        at its own alarm), or stop the worker."""
+        at its own alarm), or stop the worker (``why`` is then the channel's reason)."""
         deadline = time.monotonic() + self.grace
         try:
             while True:
@@ -1107,7 +1108,7 @@ class JudgeChannel:
                     self.pending = None
                     return
         except (TimeoutError, ChannelClosed, ProtocolError, OSError) as exc:
-            self.close(f"the notebook's process stopped answering ({exc})")
+            self.close(f"{why} ({exc})")
 
     def request(self, op: str, **fields) -> Any:
         return self._send({"op": op, **{k: self.codec.encode(v) if k in ("value", "args")
@@ -1128,7 +1129,7 @@ class JudgeChannel:
     def _send(self, message: dict, *, inputs: list | None = None, host_args=None) -> Any:
         from stridegrad.course.checks import _TestTimeout
 
-        if self.pending is not None:
+        if self.pending is not None and not self.closed:
             self._drain()
         if self.closed:
             raise ChannelClosed(self.closed)
@@ -1147,6 +1148,13 @@ class JudgeChannel:
         while True:
             try:
                 msg = self.read(deadline)
+            except _TestTimeout:
+                # the test's own alarm, as the worker's goes off: its "timeout" answer is
+                # waited for here (up to the grace), so that a worker that ignores its
+                # alarm is stopped now, not one test limit per test after it
+                self._drain(f"the notebook's process went on past its {timeout:.3g} s limit "
+                            "and was stopped")
+                raise
             except TimeoutError:
                 self.close(f"the notebook's process did not answer within {timeout:g} s "
                            "and was stopped")
