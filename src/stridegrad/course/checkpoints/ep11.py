@@ -20,7 +20,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, short_repr
-from stridegrad.course.compiler import Graph, Op, evaluate, parse, validate
+from stridegrad.course.compiler import (Graph, Op, eliminate_common_subexpressions, evaluate,
+                                       parse, validate)
 from stridegrad.course.contracts import Call, Invalid
 
 __all__ = ["checkpoint"]
@@ -259,8 +260,14 @@ class _Builder:
 
     def fused(self, fold: bool) -> None:
         """A fused op of two or three elementwise steps on one or two outer values."""
-        outer = list(dict.fromkeys([self.pick(fold)] + ([self.pick(fold)]
-                                                        if self.rng.random() < 0.6 else [])))
+        outer = [self.pick(fold)] + ([self.pick(fold)] if self.rng.random() < 0.6 else [])
+        if self.profile == "cse":
+            # a fused op's body reads its outer values by name: it reads the values CSE
+            # keeps (a repeat's first), so that renaming its args leaves its body right
+            names = list(self.values)
+            kept = eliminate_common_subexpressions(Graph(list(self.ops), names)).outputs
+            outer = [dict(zip(names, kept))[n] for n in outer]
+        outer = list(dict.fromkeys(outer))
         name = self.free.pop()
         body, last, steps = [], outer[0], self.rng.choice([2, 3])
         for k in range(steps):
