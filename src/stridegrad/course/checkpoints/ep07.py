@@ -6,10 +6,15 @@ The tests build their graphs from the node classes the lesson imports
 ``MulBackward``, ``TanhBackward``), wiring the edges by hand, so each exercise
 is tested on its own. ``var_mul`` calls the learner's ``gradient_edge`` and
 ``run_backward`` the learner's ``count_dependencies``, as the lesson asks.
-Expected numbers are worked out by hand in the comments.
+Expected numbers are worked out by hand in the comments. The tests that build a
+10,000-node chain or make garbage for the collector run their build and call in the
+learner's process (``stridegrad.course.observe.ep07``, through
+``stridegrad.course._wire.in_its_process``) and get back plain numbers and flags; what
+is expected of them, and the verdict, stay here.
 
 After each exercise's tests, its contract (``checkpoint.contract``) judges it on
-generated cases against the lesson's own function, through a scenario that builds
+generated cases against the lesson's own function, through a scenario
+(``stridegrad.course.observe.ep07``, run where the learner's function lives) that builds
 the Vars and nodes from a plain description (``"Var(2.0, requires_grad=True)"``,
 graphs as lines ``"n1 = x * y"`` with shared nodes, edges to None and a chain of
 1,000 nodes run at Python's default recursion limit; builds that make cycles, with
@@ -20,30 +25,36 @@ counts and grads by name, each node's apply calls, the collector's state
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import random
-import re
-import sys
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, freed_when_dropped, short_repr
+from stridegrad.course._wire import in_its_process
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, short_repr
 from stridegrad.course.contracts import Call, Invalid
-from stridegrad.course.observe.ep06 import _at_the_default_recursion_limit, _with_gc_off
 from stridegrad.course.designs import (
     AccumulateGrad,
     AddBackward,
     MulBackward,
     TanhBackward,
     Var,
-    grad_accumulator,
 )
+from stridegrad.course.observe import ep07 as _seen
+from stridegrad.course.observe.ep07 import _BUILDS, _leaf
 
 __all__ = ["checkpoint"]
+
+#: run in the notebook's process when the grader's judge holds a stand-in of fn
+_edge_scenario = in_its_process(_seen._edge_scenario)
+_binary_scenario = in_its_process(_seen._binary_scenario)
+_dependencies_scenario = in_its_process(_seen._dependencies_scenario)
+_backward_scenario = in_its_process(_seen._backward_scenario)
+_garbage_scenario = in_its_process(_seen._garbage_scenario)
+_product_apply = in_its_process(_seen.product_apply)
+_long_chain_counts = in_its_process(_seen.long_chain_counts)
+_long_chain_grad = in_its_process(_seen.long_chain_grad)
 
 checkpoint = Checkpoint("07_two_autograd_designs", "two autograd designs",
                         reference="stridegrad.course.designs")
@@ -56,100 +67,18 @@ def _close(got, want, tol=1e-9):
         return False
 
 
-def _leaf(data, label):
-    return Var(data, requires_grad=True, label=label)
-
-
 def _acc(v):
     """A fresh AccumulateGrad edge for a leaf (the tests wire their own graphs)."""
     return (AccumulateGrad(v), 0)
 
 
-# ------------------------------------------------------------------ contract scenarios
+# ------------------------------------------------------------------ contract cases
 #
-# Each contract builds its Vars and nodes from the plain description a case holds
-# (``"Var(2.0, requires_grad=True)"``, ``"n1 = MulBackward(x, None)"``, ...), runs the
-# learner's function on them and returns what it saw as plain data: numbers, and nodes
-# and Vars by the names the case gives them. The lesson's own function, run through
-# the same scenario, gives what is expected.
-
-_VAR = re.compile(r"Var\((?P<data>[-+.\deE]+)(?P<rg>, requires_grad=True)?"
-                  r"(?:, grad_fn=<(?P<node>\w+)>, output_nr=(?P<nr>\d+))?\)$")
-
-
-def _var(text: str) -> tuple[Var, Any]:
-    """A Var as ``text`` writes it: a leaf that requires grad, a constant, or a Var made
-    by a node (``grad_fn=<MulBackward>``, whose own edges lead to a leaf of its own);
-    ``"... used by a node"``: a leaf whose accumulator a node already holds. Returns the
-    Var and what keeps its history alive."""
-    used = text.endswith(" used by a node")
-    match = _VAR.match(text.removesuffix(" used by a node"))
-    data = float(match["data"])
-    if match["node"]:
-        other = _leaf(1.0, "")
-        node = {"AddBackward": lambda: AddBackward(((grad_accumulator(other), 0),
-                                                    (None, 0))),
-                "MulBackward": lambda: MulBackward(((grad_accumulator(other), 0),
-                                                    (None, 0)), 1.0, data),
-                "TanhBackward": lambda: TanhBackward(((grad_accumulator(other), 0),),
-                                                     0.5)}[match["node"]]()
-        return Var(data, grad_fn=node, output_nr=int(match["nr"])), node
-    var = Var(data, requires_grad=bool(match["rg"]))
-    keep = AddBackward(((grad_accumulator(var), 0), (None, 0))) if used else None
-    return var, keep
-
-
-def _what(node: Any, named: dict) -> str:
-    """A node as seen from the Vars ``named`` (name -> Var): the grad_fn of one, the
-    accumulator grad_accumulator(var) gives for one, or another AccumulateGrad of one."""
-    if node is None:
-        return "None"
-    for name, var in named.items():
-        if node is var.grad_fn:
-            return f"{name}.grad_fn"
-    if isinstance(node, AccumulateGrad):
-        for name, var in named.items():
-            if node.variable is var:
-                return (f"grad_accumulator({name})" if node is grad_accumulator(var)
-                        else f"another AccumulateGrad of {name}")
-        return "an AccumulateGrad of another Var"
-    return f"a {type(node).__name__}"
-
-
-def _edge(edge: Any, named: dict) -> Any:
-    """An edge as plain data: its type, the node it leads to and its input_nr."""
-    if not isinstance(edge, (tuple, list)) or len(edge) != 2:
-        return f"{type(edge).__name__} {short_repr(edge, 60)}"
-    return [type(edge).__name__, _what(edge[0], named), edge[1]]
-
-
-def _freed(make: Callable[[], Any]) -> bool:
-    """Whether what ``make()`` returns dies as soon as it is dropped (no cycle)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        return bool(freed_when_dropped([make()]))
-    finally:
-        if was:
-            gc.enable()
-
-
-def _edge_scenario(gradient_edge: Callable, var: str, *, calls: int = 1) -> dict:
-    """``gradient_edge(var)``, ``calls`` times: each edge, whether every call gave the
-    accumulator grad_accumulator(var) gives (a leaf that requires grad), and whether the
-    Var is freed once it and its edges are dropped."""
-    seen: dict = {}
-
-    def run():
-        v, keep = _var(var)
-        edges = [gradient_edge(v) for _ in range(calls)]
-        seen["edges"] = [_edge(e, {"var": v}) for e in edges]
-        del edges, keep
-        return v
-
-    seen["var freed once dropped"] = _freed(run)
-    return seen
-
+# Each contract's scenario (``stridegrad.course.observe.ep07``) builds its Vars and
+# nodes from the plain description a case holds (``"Var(2.0, requires_grad=True)"``,
+# ``"n1 = x * y"``, ...), runs the learner's function on them and returns what it saw
+# as plain data: numbers, and nodes and Vars by the names the case gives them. The
+# lesson's own function, run through the same scenario, gives what is expected.
 
 _EDGE_VARS = st.sampled_from([
     "Var(2.0, requires_grad=True)", "Var(-1.5)", "Var(2.0, requires_grad=True) used by a node",
@@ -164,26 +93,6 @@ _EDGE_HINT = ("This row makes the Var shown (a leaf that requires grad, a consta
               "is freed once dropped with the lesson's gradient_edge. Up to 20 such calls, "
               "drawn by Hypothesis (the same ones every run); the row shows the smallest your "
               "function gets wrong.")
-
-
-def _binary_scenario(fn: Callable, a: str, b: str, *, apply_with: tuple = (1.0,)) -> dict:
-    """``fn(a, b)`` for the Vars written (``b='a'``: a itself): the output's type, data,
-    requires_grad, output_nr and grad_fn; the node's edges (seen from a and b), what its
-    apply returns for each g of ``apply_with``, and the Vars it holds."""
-    x, keep_x = _var(a)
-    y, keep_y = (x, None) if b == "a" else _var(b)
-    named = {"a": x, "b": y} if b != "a" else {"a": x}
-    out = fn(x, y)
-    seen: dict = {"type": type(out).__name__, "data": out.data,
-                  "requires_grad": out.requires_grad, "output_nr": out.output_nr}
-    node = out.grad_fn
-    seen["grad_fn"] = None if node is None else type(node).__name__
-    if node is not None:
-        seen["next_functions"] = [_edge(e, named) for e in node.next_functions]
-        seen["apply(g) for each g"] = [list(node.apply(g)) for g in apply_with]
-        seen["Vars the node holds"] = sorted(k for k, v in vars(node).items()
-                                             if isinstance(v, Var))
-    return seen
 
 
 def _operand(rng: random.Random, nonzero: bool = False) -> str:
@@ -219,141 +128,6 @@ _OP_HINT = ("This row makes the Vars shown (a leaf that requires grad, a constan
 
 #: the length of a chain of nodes on top of a graph: deeper than the default recursion limit
 _CHAIN = 1000
-
-
-class _Counted:
-    """A node of a contract's graph: it notes each gradient its apply is called with, by
-    the node's name, and the recursion limit each time its edges are read (so that a
-    function that raises the limit while it runs, and puts it back, is seen doing so)."""
-
-    def apply(self, grad):
-        self.calls.setdefault(self.name_in_case, []).append(grad)
-        return super().apply(grad)
-
-    @property
-    def next_functions(self):
-        limits = self.__dict__.get("limits")
-        if limits is not None:
-            limits.add(sys.getrecursionlimit())
-        return self.__dict__["next_functions"]
-
-    @next_functions.setter
-    def next_functions(self, edges):
-        self.__dict__["next_functions"] = edges
-
-
-class _CountedAcc(_Counted, AccumulateGrad):
-    pass
-
-
-class _CountedAdd(_Counted, AddBackward):
-    pass
-
-
-class _CountedMul(_Counted, MulBackward):
-    pass
-
-
-class _CountedTanh(_Counted, TanhBackward):
-    pass
-
-
-def _nodes(lines: tuple, chain: int, calls: dict) -> tuple[dict, dict, Any, set]:
-    """The Vars and nodes of a graph written as lines: ``"x = Var(2.0, requires_grad=True)"``
-    (a leaf), ``"c = Var(3.0)"`` (a constant), ``"n1 = x * y"``, ``"n2 = n1 + c"``,
-    ``"n3 = tanh(n2)"``; the last line's node is the root's, with ``chain`` tanh nodes
-    (at 0, each passing its gradient on as it is) on top of it. Returns the Vars and
-    the nodes by name (a leaf's node is its accumulator), the root's node, and the set
-    the nodes note the recursion limit in when their edges are read."""
-    vars_: dict = {}
-    nodes: dict = {}
-
-    def edge(name):
-        var = vars_[name]
-        if var.grad_fn is not None:
-            return (var.grad_fn, 0)
-        return (nodes[name], 0) if var.requires_grad else (None, 0)
-
-    limits: set = set()
-
-    def named(node, name):
-        node.name_in_case, node.calls, node.limits = name, calls, limits
-        nodes[name] = node
-        return node
-
-    for line in lines:
-        name, _, expr = line.partition(" = ")
-        parts = expr.split()
-        if expr.startswith("Var("):
-            var = Var(float(_VAR.match(expr)["data"]), requires_grad="requires_grad" in expr)
-            if var.requires_grad:
-                named(_CountedAcc(var), name)
-        elif expr.startswith("tanh("):
-            a = vars_[expr[5:-1]]
-            t = math.tanh(a.data)
-            var = Var(t, grad_fn=named(_CountedTanh((edge(expr[5:-1]),), t), name))
-        elif parts[1] == "+":
-            a, b = vars_[parts[0]], vars_[parts[2]]
-            var = Var(a.data + b.data, grad_fn=named(
-                _CountedAdd((edge(parts[0]), edge(parts[2]))), name))
-        else:
-            a, b = vars_[parts[0]], vars_[parts[2]]
-            var = Var(a.data * b.data, grad_fn=named(
-                _CountedMul((edge(parts[0]), edge(parts[2])), a.data, b.data), name))
-        vars_[name] = var
-    root = vars_[name].grad_fn
-    for _ in range(chain):
-        root = _CountedTanh(((root, 0),), 0.0)
-        root.name_in_case, root.calls, root.limits = "chain", calls, limits
-    return vars_, nodes, root, limits
-
-
-def _dependencies_scenario(count_dependencies: Callable, lines: tuple, *,
-                           chain: int = 0) -> dict:
-    """``count_dependencies`` of the root's node: the counts by node name (a leaf's
-    accumulator by the leaf's name; the chain's nodes as how many there are and their
-    counts), and whether it ran at another recursion limit than the default one."""
-    def run():
-        _, nodes, root, limits = _nodes(lines, chain, {})
-        names = {id(node): name for name, node in nodes.items()}
-        got, raised = _at_the_default_recursion_limit(lambda: count_dependencies(root),
-                                                      limits)
-        counts = {}
-        chained = []
-        for node, count in got.items():
-            if getattr(node, "name_in_case", "") == "chain":
-                chained.append(count)
-            else:
-                counts[names.get(id(node), "None" if node is None
-                                 else f"a {type(node).__name__}")] = count
-        if chain:
-            counts["chain"] = [len(chained), sorted(set(map(repr, chained)))]
-        return {"type": type(got).__name__, "counts": counts,
-                "recursion limit raised": raised}
-    return _with_gc_off(run)
-
-
-def _backward_scenario(run_backward: Callable, lines: tuple, *,
-                       grads_before: dict | None = None, chain: int = 0) -> dict:
-    """``run_backward`` of the last line's Var (with ``chain`` tanh nodes on top): every
-    Var's grad after it (the leaves' with ``grads_before`` added to), the gradients each
-    node's apply was called with (the chain's together), and whether it ran at another
-    recursion limit than the default one."""
-    def run():
-        calls: dict = {}
-        vars_, _, root, limits = _nodes(lines, chain, calls)
-        for name, grad in (grads_before or {}).items():
-            vars_[name].grad = grad
-        top = vars_[lines[-1].partition(" = ")[0]]
-        if chain:
-            top = Var(top.data, grad_fn=root)
-        _, raised = _at_the_default_recursion_limit(lambda: run_backward(top), limits)
-        if chain:
-            chained = calls.pop("chain", [])
-            calls["chain"] = [len(chained), sorted(set(chained))]
-        return {"grads": {name: var.grad for name, var in vars_.items()},
-                "apply calls": calls, "recursion limit raised": raised}
-    return _with_gc_off(run)
 
 
 _LEAF_VALUES = [2.0, -3.0, 0.5, 0.0, 1.0, -1.25, 4.0, 0.75]
@@ -407,65 +181,6 @@ def _backward_case(rng: random.Random) -> Call:
     if rng.random() < 1 / 6:
         kwargs["chain"] = _CHAIN
     return Call((lines,), kwargs)
-
-
-@contextlib.contextmanager
-def _only_new_objects() -> Iterator[None]:
-    """The objects alive now kept out of the collector's sight for the time of the
-    ``with`` (``gc.freeze``): a collection walks only what the code tested makes (quick,
-    however big the notebook's heap), and garbage from before is not seen. Unfrozen
-    afterwards, unless something had frozen objects before."""
-    frozen_before = gc.get_freeze_count()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        if not frozen_before:
-            gc.unfreeze()
-
-
-def _drop_pairs(n):
-    for _ in range(n):  # each pair is dropped at once: garbage while the build runs
-        a = []
-        b = [a]
-        a.append(b)
-
-
-class _BuildFailed(ValueError):
-    """What a build that raises raises."""
-
-
-def _raise():
-    raise _BuildFailed("build failed")
-
-
-#: what a case's build does, by its description; n is the case's number
-_BUILDS = {
-    "returns n cycles of 2 lists": lambda n: _pairs(n),
-    "makes and drops n cycles of 2 lists while it runs": lambda n: _drop_pairs(n),
-    "returns n lists, no cycles": lambda n: [[k] for k in range(n)],
-    "raises ValueError": lambda n: _raise(),
-}
-
-
-def _garbage_scenario(count_cycle_garbage: Callable, build: str, n: int, *,
-                      collector_on: bool = True, older_garbage: int = 0) -> dict:
-    """``count_cycle_garbage(build)`` with the automatic collector on or off before, and
-    ``older_garbage`` cycles of 2 lists dropped before the call: what it returns (or that
-    build's error came through), and whether the collector is on afterwards."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        with _only_new_objects():
-            _pairs(older_garbage)  # dropped at once: garbage from before the call
-            (gc.enable if collector_on else gc.disable)()
-            try:
-                outcome: Any = count_cycle_garbage(lambda: _BUILDS[build](n))
-            except _BuildFailed as exc:
-                outcome = f"raised {type(exc).__base__.__name__}: {exc}"
-            return {"returned": outcome, "collector on after": gc.isenabled()}
-    finally:
-        (gc.enable if was else gc.disable)()
 
 
 @st.composite
@@ -576,8 +291,11 @@ def var_mul_has_an_edge_per_input(var_mul):
                                  "(g * b, g * a), so save the two input numbers in that order.",
                  hint_for=("saves the inputs in the wrong order",))
 def var_mul_saves_the_inputs(var_mul):
-    out = _mul(var_mul, _leaf(2.0, "a"), _leaf(-3.0, "b"), "var_mul(a=2, b=-3)")
-    got = out.grad_fn.apply(1.0)
+    # built where var_mul lives, so that a node holding the Vars fails as in the notebook
+    seen = _product_apply(var_mul, 2.0, -3.0, 1.0)
+    if "not a Var" in seen:
+        fail("var_mul(a=2, b=-3)", "a Var", seen["not a Var"])
+    got = seen["apply"]
     if not (len(got) == 2 and _close(got[0], -3.0) and _close(got[1], 2.0)):
         fail("var_mul(a=2, b=-3).grad_fn.apply(1.0)", (-3.0, 2.0), tuple(got))
 
@@ -684,15 +402,11 @@ def none_edges_are_skipped(count_dependencies):
                                             "10,000-node chain must work.",
                  hint_for=("recursive",))
 def long_chain(count_dependencies):
-    ax = AccumulateGrad(_leaf(1.0, "x"))
-    node = TanhBackward(((ax, 0),), 0.0)
-    first = node
-    for _ in range(10_000):
-        node = TanhBackward(((node, 0),), 0.0)
-    got = count_dependencies(node)
-    if not isinstance(got, dict) or len(got) != 10_002 or got.get(first) != 1 or got.get(node) != 0:
+    # x's accumulator, then 10,001 tanh nodes: (entries, the first node's count, the root's)
+    got = _long_chain_counts(count_dependencies, 10_000)
+    if not isinstance(got, list) or got != [10_002, 1, 0]:
         fail("len, counts of count_dependencies(a 10,000-node chain)", (10_002, 1, 0),
-             (len(got), got.get(first), got.get(node)) if isinstance(got, dict) else got)
+             tuple(got) if isinstance(got, list) else got)
 
 
 checkpoint.contract(
@@ -785,13 +499,9 @@ def constants_are_skipped(run_backward):
                                       "gradients are complete handles a 10,000-node chain.",
                  hint_for=("recursive",))
 def run_backward_through_a_long_chain(run_backward):
-    x = _leaf(0.0, "x")
-    node = TanhBackward((_acc(x),), 0.0)
-    for _ in range(10_000):
-        node = TanhBackward(((node, 0),), 0.0)
-    run_backward(Var(0.0, grad_fn=node))
-    if x.grad is None or not _close(x.grad, 1.0):
-        fail("x.grad after 10,001 tanh at 0", 1.0, x.grad)
+    grad = _long_chain_grad(run_backward, 10_000)  # x's accumulator, then 10,001 tanh at 0
+    if grad is None or not _close(grad, 1.0):
+        fail("x.grad after 10,001 tanh at 0", 1.0, grad)
 
 
 checkpoint.contract(
@@ -809,34 +519,12 @@ checkpoint.contract(
 
 # ------------------------------------------------------------------ count_cycle_garbage
 
-def _pairs(n):
-    out = []
-    for _ in range(n):
-        a = []
-        b = [a]
-        a.append(b)
-        out.append(a)
-    return out
-
-
-def _with_gc(enabled, fn):
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        # start from no garbage (what is there already is out of sight): the counts
-        # depend only on the code tested, and each collection walks only what it makes
-        with _only_new_objects():
-            (gc.enable if enabled else gc.disable)()
-            return fn()
-    finally:
-        (gc.enable if was else gc.disable)()
-
-
 @checkpoint.test("count_cycle_garbage", hint="Objects without cycles are freed by reference "
                                              "counting the moment they are dropped: nothing is "
                                              "left for gc.collect(), so 0.")
 def no_cycles_no_garbage(count_cycle_garbage):
-    got = _with_gc(True, lambda: count_cycle_garbage(lambda: [[k, k + 1] for k in range(200)]))
+    got = _garbage_scenario(count_cycle_garbage, "returns n lists of 2 numbers, no cycles",
+                            200)["returned"]
     if got != 0:
         fail("count_cycle_garbage(lambda: [[k, k + 1] for k in range(200)])", 0, got)
 
@@ -846,7 +534,7 @@ def no_cycles_no_garbage(count_cycle_garbage):
                                              "are 100 objects.",
                  hint_for=("keeps the result alive",))
 def counts_the_cycles_of_the_result(count_cycle_garbage):
-    got = _with_gc(True, lambda: count_cycle_garbage(lambda: _pairs(50)))
+    got = _garbage_scenario(count_cycle_garbage, "returns n cycles of 2 lists", 50)["returned"]
     if got != 100:
         fail("count_cycle_garbage(lambda: 50 cycles of 2 lists)", 100, got)
 
@@ -855,10 +543,9 @@ def counts_the_cycles_of_the_result(count_cycle_garbage):
                                              "that was there already is not build's.",
                  hint_for=("no collection before build",))
 def older_garbage_is_not_counted(count_cycle_garbage):
-    def run():
-        _pairs(30)  # 60 objects of garbage, left for the collector
-        return count_cycle_garbage(lambda: None)
-    got = _with_gc(False, run)
+    # 30 cycles of 2 lists (60 objects) dropped before the call, left for the collector
+    got = _garbage_scenario(count_cycle_garbage, "returns None", 0, collector_on=False,
+                            older_garbage=30)["returned"]
     if got != 0:
         fail("count_cycle_garbage(lambda: None) with 60 objects of older garbage about", 0, got)
 
@@ -868,12 +555,9 @@ def older_garbage_is_not_counted(count_cycle_garbage):
                                              "while build runs and you count too few.",
                  hint_for=("leaves the automatic collector on",))
 def automatic_collector_is_off_during_build(count_cycle_garbage):
-    def build():
-        for _ in range(3000):  # each pair is dropped at once: garbage while build runs
-            a = []
-            b = [a]
-            a.append(b)
-    got = _with_gc(True, lambda: count_cycle_garbage(build))
+    # each pair is dropped at once: garbage while build runs
+    got = _garbage_scenario(count_cycle_garbage,
+                            "makes and drops n cycles of 2 lists while it runs", 3000)["returned"]
     if got != 6000:
         fail("count_cycle_garbage(build making and dropping 3,000 cycles of 2 lists)", 6000, got)
 
@@ -882,8 +566,9 @@ def automatic_collector_is_off_during_build(count_cycle_garbage):
                                              "it was on before (gc.isenabled()).",
                  hint_for=("always switches the collector on",))
 def collector_state_is_restored(count_cycle_garbage):
-    after_on = _with_gc(True, lambda: (count_cycle_garbage(lambda: None), gc.isenabled())[1])
-    after_off = _with_gc(False, lambda: (count_cycle_garbage(lambda: None), gc.isenabled())[1])
+    after_on, after_off = (_garbage_scenario(count_cycle_garbage, "returns None", 0,
+                                             collector_on=on)["collector on after"]
+                           for on in (True, False))
     if (after_on, after_off) != (True, False):
         fail("gc.isenabled() after count_cycle_garbage, when it was (on, off) before",
              (True, False), (after_on, after_off))
@@ -893,16 +578,8 @@ def collector_state_is_restored(count_cycle_garbage):
                                              "back on even when build() raises.",
                  hint_for=("no try/finally",))
 def collector_is_restored_when_build_raises(count_cycle_garbage):
-    def build():
-        raise ValueError("build failed")
-
-    def run():
-        try:
-            count_cycle_garbage(build)
-        except ValueError:
-            pass
-        return gc.isenabled()
-    if not _with_gc(True, run):
+    seen = _garbage_scenario(count_cycle_garbage, "raises ValueError", 0)
+    if not seen["collector on after"]:
         fail("gc.isenabled() after count_cycle_garbage(a build that raises)", True, False)
 
 
