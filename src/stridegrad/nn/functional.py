@@ -127,10 +127,13 @@ def nll_loss(logp, targets):
     changed.
 
     The library's works on ``logp``'s device (the lesson's checks use the CPU
-    only), and refuses ``targets`` of another length than ``N`` (ValueError) or
-    outside ``[0, C)`` (IndexError), which the lesson's checks never pass: NumPy
-    would broadcast a single target over every row, and read index -1 as the last
-    class.
+    only), and also refuses ``targets`` of another length than ``N``
+    (ValueError), which the lesson's checks never pass: NumPy would broadcast a
+    single target over every row.
+
+    Raises:
+        IndexError: if a target is outside ``0..C-1``, a negative one included
+            (NumPy would read -1 as the last class); the message names it.
     """
     n, c = logp.shape
     t = np.asarray(targets)

@@ -1,9 +1,20 @@
 """Checkpoint 09 (the training loop): ``Linear``, ``log_softmax``, ``nll_loss``,
-``sgd_step`` and ``adam_step``.
+``sgd_step`` and ``adam_step`` (and the stretch ``rmsprop_step``).
 
 Expected numbers are worked out by hand from each contract (the Adam ones
 step by step in the comments), never computed with the library. Each test
 needs only the exercise it tests.
+
+Tensors and modules are made where the learner's code lives: the tests of
+``Linear``, ``log_softmax`` and ``nll_loss``, and their contracts' scenarios,
+hand plain inputs (NumPy arrays, lists, sizes, seeds) to the observations of
+``stridegrad.course.observe.ep09`` (through ``in_its_process``), which build the
+Tensors, call the exercise and return plain data (values, shapes, gradients,
+type names); the expected values and the verdicts are here. The update rules
+take NumPy arrays and a dict, and are called as they are, but for a run of calls
+that must share one state (``update_steps``: an array kept in it must stay the
+caller's own from one call to the next). ``nll_loss``'s contract also passes
+targets outside ``[0, C)``, which must raise IndexError.
 """
 
 from __future__ import annotations
@@ -12,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-import stridegrad as sg
 from hypothesis import strategies as st
 
 from stridegrad.course.checkpoints._arrays import same_array
@@ -20,10 +30,26 @@ from stridegrad.course.checkpoints._images import images
 from stridegrad.course.checkpoints._layouts import call, shapes
 from stridegrad.course.checkpoints._arrays import show as _show
 from stridegrad.course.checks import CheckFailure, Checkpoint, fail, raised
-from stridegrad.course.contracts import Call
-from stridegrad.nn import Parameter
+from stridegrad.course.contracts import Call, Invalid
+
+from stridegrad.course._wire import in_its_process
+from stridegrad.course.observe import ep09 as _observe
 
 __all__ = ["checkpoint"]
+
+#: run in the notebook's process when the grader's judge holds a stand-in of the
+#: learner's function (observe/ep09.py makes the Tensors and modules, returns plain data)
+_linear_seen = in_its_process(_observe._linear_seen)
+_log_softmax_seen = in_its_process(_observe._log_softmax_seen)
+_nll_loss_seen = in_its_process(_observe._nll_loss_seen)
+_linear_made = in_its_process(_observe.linear_made)
+_linear_parameters = in_its_process(_observe.linear_parameters)
+_linear_forward = in_its_process(_observe.linear_forward)
+_linear_seeded_twice = in_its_process(_observe.linear_seeded_twice)
+_linear_backward = in_its_process(_observe.linear_backward)
+_tensor_call = in_its_process(_observe.tensor_call)
+_tensor_gradient = in_its_process(_observe.tensor_gradient)
+_update_steps = in_its_process(_observe.update_steps)
 
 # log_softmax and nll_loss are stridegrad.nn.functional's, sgd_step and adam_step
 # stridegrad.optim's: a notebook that calls the library's own gets no credit
@@ -51,62 +77,16 @@ def _call(call: str, fn, *args, **kwargs):
                            kind="error") from exc
 
 
-def _t(data, requires_grad=False):
-    return sg.tensor(np.asarray(data, dtype=np.float32), requires_grad=requires_grad)
+def _t(data):
+    """The values of a float32 Tensor, which the observation makes where the learner's
+    function lives."""
+    return np.asarray(data, dtype=np.float32)
 
 
-# Tensor exercises are judged through scenarios: a case is plain NumPy arrays; the
-# scenario makes the Tensors, runs the function, backpropagates a fixed upstream
-# gradient and returns what it saw, as plain data. Values are compared on a float64
-# run (exp and log round differently in every order of the operations, and float32
-# would tell right answers apart); a float32 case also runs in float32, for the dtype
-# of the result.
-
-
-def _upstream(shape: tuple) -> np.ndarray:
-    """A fixed upstream gradient of ``shape``: -1, 1.5, 0.5, ... (rows do not sum to 0)."""
-    size = int(np.prod(shape))
-    return (((np.arange(size) * 5) % 7 - 2) / 2.0).reshape(shape)
-
-
-def _tensor_seen(out: Any) -> Any:
-    """What a Tensor exercise returned: its values, or what it was instead."""
-    if not isinstance(out, sg.Tensor):
-        return f"a {type(out).__name__}, not a Tensor"
-    return out.numpy().astype(np.float64)
-
-
-def _grad_of(t: Any, name: str) -> Any:
-    if t.grad is None:
-        return f"None: backward never reached {name} (no Tensor operations from it)"
-    return t.grad.numpy().astype(np.float64)
-
-
-def _run_tensor_function(fn, arrays: list, rest: tuple, upstream, names: list) -> dict:
-    """Call ``fn(*tensors, *rest)`` with a Tensor of each of ``arrays`` (float64, needing
-    grad), backpropagate ``upstream(shape of the result)`` and return the result's
-    values, each input's gradient, and each input's values if the call changed them
-    (``names``: the inputs' names)."""
-    tensors = [sg.tensor(a.astype(np.float64), requires_grad=True) for a in arrays]
-    out = fn(*tensors, *rest)
-    seen = {"returned": _tensor_seen(out)}
-    if isinstance(out, sg.Tensor):
-        if out.requires_grad:
-            (out * sg.tensor(upstream(tuple(out.shape)))).sum().backward()
-            for name, t in zip(names, tensors):
-                seen[f"{name}.grad"] = _grad_of(t, name)
-        else:
-            seen["grad"] = "none: the result is not connected to the graph (requires_grad False)"
-    for name, a, t in zip(names, arrays, tensors):
-        if not np.array_equal(t.numpy(), a.astype(np.float64)):
-            seen[f"{name} after the call"] = t.numpy().copy()
-    return seen
-
-
-def _dtype_seen(fn, arrays: list, rest: tuple) -> str:
-    """The dtype of ``fn``'s result on Tensors of ``arrays`` in their own dtypes."""
-    out = fn(*(sg.tensor(a, requires_grad=True) for a in arrays), *rest)
-    return str(out.numpy().dtype) if isinstance(out, sg.Tensor) else type(out).__name__
+def _returned(call: str, fn, arrays: list, *rest):
+    """What ``fn(*tensors, *rest)`` returned, a Tensor's values as an array (the Tensors
+    made of ``arrays`` where ``fn`` lives); an exception becomes a row naming ``call``."""
+    return _call(call, _tensor_call, fn, arrays, rest)["returned"]
 
 
 # ------------------------------------------------------------------ Linear
@@ -115,54 +95,54 @@ def _dtype_seen(fn, arrays: list, rest: tuple) -> str:
 @checkpoint.test("Linear", hint="PyTorch's layout: weight has shape (out_features, "
                                 "in_features), bias has shape (out_features,).")
 def linear_shapes(Linear):
-    lin = _call("Linear(4, 3)", Linear, 4, 3)
-    w, b = getattr(lin, "weight", None), getattr(lin, "bias", None)
-    if w is None or b is None:
-        fail("Linear(4, 3) has .weight and .bias", "both", f"weight={_show(w)}, bias={_show(b)}")
-    if tuple(w.shape) != (3, 4) or tuple(b.shape) != (3,):
+    seen = _call("Linear(4, 3)", _linear_made, Linear, 4, 3)
+    w, b = seen["weight"], seen["bias"]
+    if not w["present"] or not b["present"]:
+        fail("Linear(4, 3) has .weight and .bias", "both",
+             f"weight={_show(w['values'])}, bias={_show(b['values'])}")
+    if w["shape"] != (3, 4) or b["shape"] != (3,):
         fail("Linear(4, 3): weight.shape, bias.shape", "(3, 4), (3,)",
-             f"{tuple(w.shape)}, {tuple(b.shape)}")
+             f"{w['shape']}, {b['shape']}")
 
 
 @checkpoint.test("Linear", hint="Wrap both in Parameter(...) and assign them as attributes: "
                                 "Module then lists them in parameters().")
 def linear_parameters(Linear):
-    lin = _call("Linear(4, 3)", Linear, 4, 3)
-    params = _call("list(Linear(4, 3).parameters())", lambda: list(lin.parameters()))
-    if not all(isinstance(p, Parameter) for p in (lin.weight, lin.bias)):
-        fail("types of weight and bias", "Parameter, Parameter",
-             f"{type(lin.weight).__name__}, {type(lin.bias).__name__}")
-    ids = [id(p) for p in params]
-    if len(params) != 2 or id(lin.weight) not in ids or id(lin.bias) not in ids:
-        fail("list(Linear(4, 3).parameters())", "[weight, bias]", _show(params))
+    _call("Linear(4, 3)", _linear_made, Linear, 4, 3)
+    seen = _call("list(Linear(4, 3).parameters())", _linear_parameters, Linear, 4, 3)
+    w, b = seen["weight"], seen["bias"]
+    if not (w["is a Parameter"] and b["is a Parameter"]):
+        fail("types of weight and bias", "Parameter, Parameter", f"{w['type']}, {b['type']}")
+    listed = seen["parameters()"]
+    if len(listed) != 2 or "weight" not in listed or "bias" not in listed:
+        fail("list(Linear(4, 3).parameters())", "[weight, bias]",
+             _show(seen["parameters() values"]))
 
 
 @checkpoint.test("Linear", hint="forward(x) is x @ weight.T + bias: with weight "
                                 "[[1, 2], [3, 4]] the first row [1, 1] gives [3, 7] + bias.")
 def linear_forward_values(Linear):
-    lin = _call("Linear(2, 2)", Linear, 2, 2)
-    lin.weight = Parameter(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32))
-    lin.bias = Parameter(np.array([0.5, -1.0], dtype=np.float32))
-    x = _t([[1.0, 1.0], [0.0, 2.0]])
-    out = _call("lin(x)", lin, x)
+    _call("Linear(2, 2)", _linear_made, Linear, 2, 2)
+    out = _call("lin(x)", _linear_forward, Linear, 2, 2, _t([[1.0, 1.0], [0.0, 2.0]]),
+                weight=_t([[1.0, 2.0], [3.0, 4.0]]), bias=_t([0.5, -1.0]))["returned"]
     _same("Linear(2, 2) with weight [[1, 2], [3, 4]], bias [0.5, -1] on x = [[1, 1], [0, 2]]",
           out, [[3.5, 6.0], [4.5, 7.0]])
 
 
 @checkpoint.test("Linear", hint="A batch of 7 rows of 3 features gives 7 rows of 2 outputs.")
 def linear_batch_shape(Linear):
-    sg.manual_seed(0)
-    lin = _call("Linear(3, 2)", Linear, 3, 2)
-    out = _call("Linear(3, 2)(x of shape (7, 3))", lin, sg.ones(7, 3))
-    if tuple(getattr(out, "shape", ())) != (7, 2):
-        fail("Linear(3, 2)(x of shape (7, 3)).shape", (7, 2), getattr(out, "shape", out))
+    _call("Linear(3, 2)", _linear_made, Linear, 3, 2, seed=0)
+    seen = _call("Linear(3, 2)(x of shape (7, 3))", _linear_forward, Linear, 3, 2,
+                 np.ones((7, 3), dtype=np.float32), seed=0)
+    if (seen["shape"] or ()) != (7, 2):
+        fail("Linear(3, 2)(x of shape (7, 3)).shape", (7, 2),
+             seen["shape"] if seen["shape"] is not None else seen["returned"])
 
 
 def _init_values(Linear):
     """weight and bias of a seeded Linear(100, 50), as NumPy arrays (k = 0.1)."""
-    sg.manual_seed(0)
-    lin = _call("Linear(100, 50)", Linear, 100, 50)
-    return lin.weight.numpy(), lin.bias.numpy()
+    seen = _call("Linear(100, 50)", _linear_made, Linear, 100, 50, seed=0)
+    return seen["weight"]["values"], seen["bias"]["values"]
 
 
 @checkpoint.test("Linear", hint="Every weight and bias lies in [-k, k], k = 1/sqrt(in_features) "
@@ -208,11 +188,7 @@ def linear_init_centred(Linear):
                                 "sg.manual_seed makes them reproducible.",
                  hint_for=("NumPy's unseeded generator",))
 def linear_init_is_seeded(Linear):
-    sg.manual_seed(3)
-    a = _call("Linear(3, 2)", Linear, 3, 2)
-    sg.manual_seed(3)
-    b = _call("Linear(3, 2)", Linear, 3, 2)
-    if not np.array_equal(a.weight.numpy(), b.weight.numpy()):
+    if not _call("Linear(3, 2)", _linear_seeded_twice, Linear, 3, 2, 3):
         fail("two Linear(3, 2) after sg.manual_seed(3)", "the same weights", "different weights")
 
 
@@ -221,103 +197,26 @@ def linear_init_is_seeded(Linear):
                                 "d(sum)/dW is then the column sums of x.",
                  hint_for=("weights are the result of an op, not leaves",))
 def linear_gradients_reach_parameters(Linear):
-    sg.manual_seed(0)
-    lin = _call("Linear(3, 2)", Linear, 3, 2)
+    made = _call("Linear(3, 2)", _linear_made, Linear, 3, 2, seed=0)
     for name in ("weight", "bias"):
-        fn = getattr(getattr(lin, name, None), "grad_fn", None)
+        fn = made[name]["grad_fn"]
         if fn is not None:  # the result of an op: backward passes through it, stores nothing
             fail(f"Linear(3, 2).{name}.grad_fn", "None (a leaf tensor: a Parameter)",
                  f"{fn} (not a leaf: {name} is the result of an operation, and backward "
                  "fills .grad only on leaves)")
-    _call("Linear(3, 2)(ones(5, 3)).sum().backward()", lambda: lin(sg.ones(5, 3)).sum().backward())
-    if lin.weight.grad is None or lin.bias.grad is None:
+    seen = _call("Linear(3, 2)(ones(5, 3)).sum().backward()", _linear_backward, Linear, 3, 2,
+                 np.ones((5, 3), dtype=np.float32), 0)
+    w_grad, b_grad = seen["weight"]["grad"], seen["bias"]["grad"]
+    if w_grad is None or b_grad is None:
         fail("weight.grad, bias.grad after backward", "both set",
-             f"{_show(lin.weight.grad)}, {_show(lin.bias.grad)}")
-    _same("weight.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", lin.weight.grad,
+             f"{_show(w_grad)}, {_show(b_grad)}")
+    _same("weight.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", w_grad,
           np.full((2, 3), 5.0))
-    _same("bias.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", lin.bias.grad, [5.0, 5.0])
+    _same("bias.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", b_grad, [5.0, 5.0])
 
 
-# The contract of Linear is a scenario: a case is Linear(in_features, out_features),
-# and the scenario looks at the layer it makes (the two Parameters, their shapes and
-# dtype, parameters()), at its initial values (the same after the same seed; on a
-# layer with 256 outputs, where every right draw is near the expected spread by a
-# wide margin: within [-k, k], about half negative, spread as a uniform on [-k, k]),
-# and at forward and backward with weight and bias set to known small integers,
-# exact in float32 in every order of the sums. Every part of it is fixed by the
-# docstring; the values drawn are not (another order of the draws is as right).
-
-
-def _param_seen(p: Any) -> str:
-    if p is None:
-        return "missing"
-    kind = type(p).__name__
-    if not isinstance(p, sg.Tensor):
-        return f"a {kind}, not a Parameter"
-    return f"{kind} of shape {tuple(p.shape)}, {p.numpy().dtype}"
-
-
-def _init_seen(name: str, p: Any, k: float, in_features: int) -> str:
-    """How the values of one Parameter of a wide layer are spread, in words: uniform on
-    [-k, k], or what is wrong with them."""
-    if not isinstance(p, sg.Tensor):
-        return "not a Tensor"
-    a = p.numpy().astype(np.float64).ravel()
-    big = float(np.abs(a).max())
-    if big > k * (1 + 1e-6):
-        return (f"{name} reaches {big:.4g}, past k = 1/sqrt({in_features}) = {k:.4g}")
-    negative = float((a < 0).mean())
-    if not 0.3 <= negative <= 0.7:
-        return f"{name}: {negative:.0%} of its {a.size} values negative, not about half"
-    spread = float(a.std())
-    if not 0.45 * k <= spread <= 0.7 * k:
-        return (f"{name}: standard deviation {spread:.4g}, not about k/sqrt(3) = "
-                f"{k / np.sqrt(3):.4g} (uniform on [-k, k])")
-    return f"{name} uniform on [-k, k]"
-
-
-def _small_ints(shape: tuple, start: int) -> np.ndarray:
-    size = int(np.prod(shape))
-    return (((np.arange(size) * 3 + start) % 7) - 3).reshape(shape).astype(np.float32)
-
-
-def _linear_seen(Linear, in_features, out_features):
-    """A scenario: the layer Linear(in_features, out_features) makes, its initial
-    values, and forward and backward through it (see above)."""
-    seed = 7 * in_features + out_features
-    sg.manual_seed(seed)
-    lin = Linear(in_features, out_features)
-    weight, bias = getattr(lin, "weight", None), getattr(lin, "bias", None)
-    seen = {"weight": _param_seen(weight), "bias": _param_seen(bias)}
-    named = {id(weight): "weight", id(bias): "bias"}
-    seen["parameters()"] = sorted(named.get(id(p), type(p).__name__)
-                                  for p in lin.parameters())
-    sg.manual_seed(seed)
-    again = Linear(in_features, out_features)
-    same = all(isinstance(getattr(m, n, None), sg.Tensor) for m in (lin, again)
-               for n in ("weight", "bias")) and all(
-        np.array_equal(getattr(lin, n).numpy(), getattr(again, n).numpy())
-        for n in ("weight", "bias"))
-    seen["after the same seed"] = "the same values" if same else "other values"
-    sg.manual_seed(seed)
-    wide = Linear(in_features, 256)
-    k = 1.0 / np.sqrt(in_features)
-    seen[f"Linear({in_features}, 256)"] = [
-        _init_seen(n, getattr(wide, n, None), k, in_features) for n in ("weight", "bias")]
-    # forward and backward with known parameters, on N rows
-    n = 1 + (in_features + out_features) % 3
-    lin.weight = Parameter(_small_ints((out_features, in_features), 1))
-    lin.bias = Parameter(_small_ints((out_features,), 2))
-    x = sg.tensor(_small_ints((n, in_features), 0), requires_grad=True)
-    out = lin(x)
-    seen["forward"] = _tensor_seen(out)
-    if isinstance(out, sg.Tensor) and out.requires_grad:
-        (out * sg.tensor(_upstream(tuple(out.shape)).astype(np.float32))).sum().backward()
-        for name, t in (("weight", lin.weight), ("bias", lin.bias), ("x", x)):
-            seen[f"{name}.grad"] = _grad_of(t, name)
-    return seen
-
-
+# The contract of Linear is a scenario (observe/ep09.py's _linear_seen says what it
+# looks at); log_softmax's and nll_loss's are scenarios of their Tensors too.
 checkpoint.contract("Linear", scenario=_linear_seen, cases=16, valid=st.tuples(
     st.integers(1, 4), st.integers(1, 4)).map(lambda io: call(*io)))
 
@@ -328,7 +227,7 @@ checkpoint.contract("Linear", scenario=_linear_seen, cases=16, valid=st.tuples(
 @checkpoint.test("log_softmax", hint="x - log(sum(exp(x))) along the last axis: "
                                      "log(e + e^2 + e^3) = 3.4076.")
 def log_softmax_values(log_softmax):
-    out = _call("log_softmax([[1, 2, 3]])", log_softmax, _t([[1.0, 2.0, 3.0]]))
+    out = _returned("log_softmax([[1, 2, 3]])", log_softmax, [_t([[1.0, 2.0, 3.0]])])
     _same("log_softmax([[1, 2, 3]])", out, [[-2.40760596, -1.40760596, -0.40760596]])
 
 
@@ -336,7 +235,7 @@ def log_softmax_values(log_softmax):
                                      "first, then [0, -1000] is exact.",
                  hint_for=("naive, no max subtracted",))
 def log_softmax_large_logits(log_softmax):
-    out = _call("log_softmax([[1000, 0]])", log_softmax, _t([[1000.0, 0.0]]))
+    out = _returned("log_softmax([[1000, 0]])", log_softmax, [_t([[1000.0, 0.0]])])
     _same("log_softmax([[1000, 0]])", out, [[0.0, -1000.0]], atol=1e-3)
 
 
@@ -344,14 +243,14 @@ def log_softmax_large_logits(log_softmax):
                                      "by the max, which makes the largest entry 0.",
                  hint_for=("naive, no max subtracted",))
 def log_softmax_very_negative_logits(log_softmax):
-    out = _call("log_softmax([[-1000, -1001]])", log_softmax, _t([[-1000.0, -1001.0]]))
+    out = _returned("log_softmax([[-1000, -1001]])", log_softmax, [_t([[-1000.0, -1001.0]])])
     _same("log_softmax([[-1000, -1001]])", out, [[-0.31326169, -1.31326169]], atol=1e-4)
 
 
 @checkpoint.test("log_softmax", hint="Each row on its own: reduce over axis=-1 with "
                                      "keepdims=True so the (N, 1) result lines up with x.")
 def log_softmax_rows_are_independent(log_softmax):
-    out = _call("log_softmax([[1, 2], [10, 30]])", log_softmax, _t([[1.0, 2.0], [10.0, 30.0]]))
+    out = _returned("log_softmax([[1, 2], [10, 30]])", log_softmax, [_t([[1.0, 2.0], [10.0, 30.0]])])
     _same("log_softmax([[1, 2], [10, 30]])", out, [[-1.31326169, -0.31326169], [-20.0, 0.0]],
           atol=1e-4)
 
@@ -361,8 +260,8 @@ def log_softmax_rows_are_independent(log_softmax):
                                      "rows give -0.3133, -1.3133.",
                  hint_for=("shifts by the max of the whole batch",))
 def log_softmax_each_row_its_own_shift(log_softmax):
-    out = _call("log_softmax([[1000, 999], [0, -1]])", log_softmax,
-                _t([[1000.0, 999.0], [0.0, -1.0]]))
+    out = _returned("log_softmax([[1000, 999], [0, -1]])", log_softmax,
+                    [_t([[1000.0, 999.0], [0.0, -1.0]])])
     _same("log_softmax([[1000, 999], [0, -1]])", out,
           [[-0.31326169, -1.31326169], [-0.31326169, -1.31326169]], atol=1e-3)
 
@@ -370,8 +269,8 @@ def log_softmax_each_row_its_own_shift(log_softmax):
 @checkpoint.test("log_softmax", hint="Equal logits in a row of 3 give -log(3) = -1.0986 for "
                                      "every entry, whatever the common value.")
 def log_softmax_uniform_rows(log_softmax):
-    out = _call("log_softmax([[0, 0, 0], [5, 5, 5]])", log_softmax,
-                _t([[0.0, 0.0, 0.0], [5.0, 5.0, 5.0]]))
+    out = _returned("log_softmax([[0, 0, 0], [5, 5, 5]])", log_softmax,
+                    [_t([[0.0, 0.0, 0.0], [5.0, 5.0, 5.0]])])
     _same("log_softmax([[0, 0, 0], [5, 5, 5]])", out, np.full((2, 3), -1.09861229))
 
 
@@ -380,24 +279,10 @@ def log_softmax_uniform_rows(log_softmax):
                                      "onehot - softmax = [0.5, -0.5].",
                  hint_for=("through NumPy (no gradient)",))
 def log_softmax_gradient(log_softmax):
-    x = _t([[0.0, 0.0]], requires_grad=True)
-
-    def run():
-        out = log_softmax(x)
-        (out * _t([[1.0, 0.0]])).sum().backward()
-
-    _call("(log_softmax(x) * [[1, 0]]).sum().backward() at x = [[0, 0]]", run)
-    _same("x.grad after (log_softmax(x) * [[1, 0]]).sum().backward() at x = [[0, 0]]", x.grad,
+    (grad,) = _call("(log_softmax(x) * [[1, 0]]).sum().backward() at x = [[0, 0]]",
+                    _tensor_gradient, log_softmax, [_t([[0.0, 0.0]])], (), _t([[1.0, 0.0]]))
+    _same("x.grad after (log_softmax(x) * [[1, 0]]).sum().backward() at x = [[0, 0]]", grad,
           [[0.5, -0.5]])
-
-
-def _log_softmax_seen(log_softmax, x):
-    """A scenario: log_softmax on x as a Tensor (values, gradient of a fixed upstream,
-    x unchanged), and the dtype of its result for x's own dtype."""
-    seen = _run_tensor_function(log_softmax, [x], (), _upstream, ["x"])
-    if x.dtype != np.float64:
-        seen["dtype"] = _dtype_seen(log_softmax, [x], ())
-    return seen
 
 
 @st.composite
@@ -438,8 +323,8 @@ def _logp(rows):
 
 @checkpoint.test("nll_loss", hint="Average of -logp[i, targets[i]]: -(log 0.5 + log 0.8) / 2.")
 def nll_loss_two_rows(nll_loss):
-    out = _call("nll_loss(log([[.5, .25, .25], [.1, .8, .1]]), [0, 1])", nll_loss,
-                _logp([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]), [0, 1])
+    out = _returned("nll_loss(log([[.5, .25, .25], [.1, .8, .1]]), [0, 1])", nll_loss,
+                    [_logp([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]])], [0, 1])
     _same("nll_loss(log([[.5, .25, .25], [.1, .8, .1]]), [0, 1])", out, 0.45814537)
 
 
@@ -447,7 +332,7 @@ def nll_loss_two_rows(nll_loss):
                                   "Target 2 of [-1, -2, -3] costs 3.",
                  hint_for=("forgets the minus sign",))
 def nll_loss_one_row(nll_loss):
-    out = _call("nll_loss([[-1, -2, -3]], [2])", nll_loss, _t([[-1.0, -2.0, -3.0]]), [2])
+    out = _returned("nll_loss([[-1, -2, -3]], [2])", nll_loss, [_t([[-1.0, -2.0, -3.0]])], [2])
     _same("nll_loss([[-1, -2, -3]], [2])", out, 3.0)
 
 
@@ -456,8 +341,8 @@ def nll_loss_one_row(nll_loss):
                  hint_for=("sums instead of averaging", "mean over all N * C entries",
                            "masks right but divides by N * C"))
 def nll_loss_is_a_mean_over_rows(nll_loss):
-    out = _call("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", nll_loss, _t([[-1.0, -2.0]] * 4),
-                [0, 0, 0, 0])
+    out = _returned("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", nll_loss,
+                    [_t([[-1.0, -2.0]] * 4)], [0, 0, 0, 0])
     _same("nll_loss([[-1, -2]] * 4, [0, 0, 0, 0])", out, 1.0)
 
 
@@ -466,43 +351,37 @@ def nll_loss_is_a_mean_over_rows(nll_loss):
                                   "of the 3 picked entries, divided by the 3 rows.",
                  hint_for=("sums instead of averaging", "masks right but divides by N * C"))
 def nll_loss_uniform_rows_cost_log_c(nll_loss):
-    out = _call("nll_loss(log([[.5, .5]] * 3), [0, 1, 1])", nll_loss,
-                _logp([[0.5, 0.5]] * 3), [0, 1, 1])
+    out = _returned("nll_loss(log([[.5, .5]] * 3), [0, 1, 1])", nll_loss,
+                    [_logp([[0.5, 0.5]] * 3)], [0, 1, 1])
     _same("nll_loss(log([[.5, .5]] * 3), [0, 1, 1])", out, 0.69314718)
 
 
 @checkpoint.test("nll_loss", hint="Return a Tensor of shape () (a single number), so that "
                                   "loss.backward() needs no argument.")
 def nll_loss_is_a_scalar(nll_loss):
-    out = _call("nll_loss(zeros(3, 2), [0, 1, 1])", nll_loss, sg.zeros(3, 2), [0, 1, 1])
-    if tuple(getattr(out, "shape", (None,))) != ():
-        fail("nll_loss(zeros(3, 2), [0, 1, 1]).shape", (), getattr(out, "shape", _show(out)))
+    seen = _call("nll_loss(zeros(3, 2), [0, 1, 1])", _tensor_call, nll_loss,
+                 [np.zeros((3, 2), dtype=np.float32)], ([0, 1, 1],))
+    if seen["shape"] != ():
+        fail("nll_loss(zeros(3, 2), [0, 1, 1]).shape", (),
+             seen["shape"] if seen["shape"] is not None else _show(seen["returned"]))
 
 
 @checkpoint.test("nll_loss", hint="Gradient: -1/N at each target entry, 0 elsewhere. Multiply "
                                   "by a one-hot mask Tensor so backward reaches logp.")
 def nll_loss_gradient(nll_loss):
-    logp = _t([[-1.0, -2.0, -0.5], [-0.1, -3.0, -2.5]], requires_grad=True)
-    _call("nll_loss(logp, [2, 0]).backward()", lambda: nll_loss(logp, [2, 0]).backward())
-    _same("logp.grad after nll_loss(logp, [2, 0]).backward()", logp.grad,
+    logp = _t([[-1.0, -2.0, -0.5], [-0.1, -3.0, -2.5]])
+    (grad,) = _call("nll_loss(logp, [2, 0]).backward()", _tensor_gradient, nll_loss, [logp],
+                    ([2, 0],))
+    _same("logp.grad after nll_loss(logp, [2, 0]).backward()", grad,
           [[0.0, 0.0, -0.5], [-0.5, 0.0, 0.0]])
 
 
 @checkpoint.test("nll_loss", hint="targets may be a list or a NumPy int array, with the same "
                                   "loss: target 1 of each row costs 0.25 and 0.75, mean 0.5.")
 def nll_loss_numpy_targets(nll_loss):
-    out = _call("nll_loss(..., np.array([1, 1]))", nll_loss,
-                _t([[-2.0, -0.25], [-1.0, -0.75]]), np.array([1, 1]))
+    out = _returned("nll_loss(..., np.array([1, 1]))", nll_loss,
+                    [_t([[-2.0, -0.25], [-1.0, -0.75]])], np.array([1, 1]))
     _same("nll_loss([[-2, -0.25], [-1, -0.75]], np.array([1, 1]))", out, 0.5)
-
-
-def _nll_loss_seen(nll_loss, logp, targets):
-    """A scenario: nll_loss of logp as a Tensor (its value, of shape (), the gradient,
-    logp unchanged), and the dtype of its result for logp's own dtype."""
-    seen = _run_tensor_function(nll_loss, [logp], (targets,), np.ones, ["logp"])
-    if logp.dtype != np.float64:
-        seen["dtype"] = _dtype_seen(nll_loss, [logp], (targets,))
-    return seen
 
 
 @st.composite
@@ -524,7 +403,32 @@ def _log_probabilities(draw):
     return call(logp.astype(dtype), targets)
 
 
-checkpoint.contract("nll_loss", valid=_log_probabilities(), scenario=_nll_loss_seen)
+@st.composite
+def _targets_outside(draw):
+    """Log-probabilities as :func:`_log_probabilities` draws them, with one to all of
+    the targets outside [0, C): negative (-1, the last class to NumPy's indexing, most
+    often; down to -C - 1) or C and above."""
+    logp, targets = draw(_log_probabilities()).args
+    n, c = logp.shape
+    bad = list(np.asarray(targets).tolist())
+    rows = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    for r in rows:
+        bad[r] = draw(st.one_of(st.just(-1), st.integers(-c - 1, -1), st.integers(c, c + 2)))
+    if isinstance(targets, np.ndarray):
+        bad = np.array(bad, dtype=targets.dtype)
+    return call(logp, bad)
+
+
+def _worst_target(logp, targets) -> tuple:
+    """The target the message must name: the smallest when one is negative, else the
+    largest."""
+    t = np.asarray(targets)
+    return (int(t.min()) if t.min() < 0 else int(t.max()),)
+
+
+checkpoint.contract("nll_loss", valid=_log_probabilities(), scenario=_nll_loss_seen, invalid=[
+    Invalid(_targets_outside(), IndexError, "targets outside [0, C): negative (-1 would read "
+            "the last class) or C and above", naming=_worst_target)])
 
 
 # ------------------------------------------------------------------ the update rules
@@ -632,14 +536,16 @@ def sgd_weight_decay_leaves_grad_alone(sgd_step):
                                   "place (*=, +=) changes that grad on the next call.",
                  hint_for=("the buffer is the caller's grad, updated in place",))
 def sgd_momentum_leaves_grads_alone(sgd_step):
-    state, p = {}, np.array([1.0, 2.0])
+    # the calls run one after the other where sgd_step lives: a buffer that is the
+    # caller's grad array stays that array from one call to the next
     grads = [np.array([0.5, -1.0]), np.array([1.0, 1.0])]
-    for k, grad in enumerate(grads):
-        p = _call(f"call {k + 1} of sgd_step(param, grad, state, lr=0.1, momentum=0.9)",
-                  sgd_step, p, grad, state, lr=0.1, momentum=0.9)
-    _same("the first call's grad after two sgd_step calls with momentum", grads[0],
+    for k in range(len(grads)):  # first call 1 alone, so that an error names its call
+        after = _call(f"call {k + 1} of sgd_step(param, grad, state, lr=0.1, momentum=0.9)",
+                      _update_steps, sgd_step, np.array([1.0, 2.0]),
+                      [g.copy() for g in grads[:k + 1]], {}, {"lr": 0.1, "momentum": 0.9})
+    _same("the first call's grad after two sgd_step calls with momentum", after[0],
           [0.5, -1.0], atol=0, rtol=0)
-    _same("the second call's grad after two sgd_step calls with momentum", grads[1],
+    _same("the second call's grad after two sgd_step calls with momentum", after[1],
           [1.0, 1.0], atol=0, rtol=0)
 
 

@@ -218,7 +218,21 @@ import numpy as np
 import stridegrad as sg
 def nll_loss(logp, targets):
     n, c = logp.shape
-    return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)])).sum() / n
+    t = np.asarray(targets)
+    if not 0 <= t.min() <= t.max() < c:
+        raise IndexError(f"targets from {t.min()} to {t.max()} for {c} classes")
+    return -(logp * sg.tensor(np.eye(c)[t])).sum() / n
+"""),
+        Misconception("accepts a negative target",
+          "indexes the one-hot rows with the targets as they are, checking nothing: NumPy "
+          "reads a target of -1 as the last class, so a wrong label is silently scored as "
+          "another class instead of raising IndexError; check that every target is in 0..C-1",
+          """
+import numpy as np
+import stridegrad as sg
+def nll_loss(logp, targets):
+    n, c = logp.shape
+    return -(logp * sg.tensor(np.eye(c)[np.asarray(targets)], dtype=logp.dtype)).sum() / n
 """),
         Misconception("mean over all N * C entries",
           "averages all N * C log-probabilities instead of picking each row's target: the "
