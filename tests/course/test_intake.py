@@ -500,7 +500,8 @@ EXPECTED = {
     "sol_links_solutions": ("refused", 0, "is a symbolic link"),
     # lesson 01's tests run in the judge, outside the sandbox: a result line the notebook
     # writes goes to the judge, which reads no result from the notebook at all (the
-    # same forgeries against a lesson still judged inside: test_forged_results_inside)
+    # same forgeries with the tests run in the worker, STRIDEGRAD_JUDGE=inside:
+    # test_forged_results_inside)
     "kim_forges_points": ("crashed", 0, "exit code 0"),
     "leo_forges_a_test": ("crashed", 0, "exit code 0"),
     "mia_forges_types": ("crashed", 0, "exit code 0"),
@@ -556,10 +557,12 @@ def hostile_class(tmp_path_factory):
     return {"grades": {g.student: g for g in grades}, "out": base / "out", "logs": logs}
 
 
-def test_forged_results_inside(tmp_path):
-    """Lesson 07's tests still run in the worker, inside the sandbox: there a notebook
-    that digs the token out of its own memory can write a result line, which the grader
-    checks against the trusted checkpoint and refuses (status "tampered", no points)."""
+def test_forged_results_inside(tmp_path, monkeypatch):
+    """With the tests run in the worker, inside the sandbox (``STRIDEGRAD_JUDGE=inside``,
+    the way to compare), a notebook that digs the token out of its own memory can write
+    a result line, which the grader checks against the trusted checkpoint and refuses
+    (status "tampered", no points)."""
+    monkeypatch.setenv("STRIDEGRAD_JUDGE", "inside")
     six = load_checkpoint("07")
     assert not grader.judged_outside("07")
     lesson = json.loads((ROOT / "lessons" / f"{six.lesson}.ipynb").read_text())

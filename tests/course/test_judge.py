@@ -60,6 +60,19 @@ def test_nan_and_aliasing_survive():
     assert math.isnan(got[0]) and got[1] is got[2]
 
 
+def test_a_value_the_call_put_in_two_places_is_one_judge_object_after_it():
+    """sgd_step(param, grad, state) that keeps the caller's grad as its buffer: written
+    back, the judge's state holds the judge's own grad, as the worker's held its grad."""
+    param, grad, state = np.zeros(2), np.array([1.0, 2.0]), {}
+    new_grad = np.array([1.0, 2.0])
+    _wire._write_back([param, grad, state], [np.ones(2), new_grad, {"buf": new_grad}])
+    assert state["buf"] is grad and param.tolist() == [1.0, 1.0]
+    old_buf = np.zeros(2)
+    state = {"buf": old_buf}
+    _wire._write_back([state], [{"buf": np.array([3.0, 4.0])}])
+    assert state["buf"] is old_buf and old_buf.tolist() == [3.0, 4.0]  # updated in place
+
+
 def test_library_values_go_by_value():
     import stridegrad.array as sa
     from stridegrad.course.compiler import Graph, Op

@@ -1029,23 +1029,30 @@ class _Unreadable:
         return f"a value the grader cannot read ({self.why})"
 
 
-def _write_back(host: Any, new: Any, depth: int = 0) -> None:
+def _write_back(host: Any, new: Any, depth: int = 0, memo: dict | None = None) -> None:
     """Make the judge's argument ``host`` what the worker's copy became (``new``), in
-    place, keeping the identity of the containers inside it."""
+    place, keeping the identity of the containers inside it. ``memo`` maps each worker
+    value already written back (by id) to the judge's object it became: a value the
+    call put in two places (a state dict that now holds the call's own ``grad``)
+    becomes one judge object in both, as it is one object in the worker."""
+    memo = {} if memo is None else memo
     if depth > MAX_DEPTH:
         return
+    memo[id(new)] = host
     if type(host) is list and type(new) is list:
-        items = [_kept(h, n, depth) for h, n in zip(host, new)] + new[len(host):]
+        items = [_kept(h, n, depth, memo) for h, n in zip(host, new)] + [
+            memo.get(id(n), n) for n in new[len(host):]]
         if len(items) != len(host) or any(a is not b for a, b in zip(items, host)):
             host[:] = items
     elif type(host) is dict and type(new) is dict:
-        items = {k: _kept(host[k], v, depth) if k in host else v for k, v in new.items()}
+        items = {k: _kept(host[k], v, depth, memo) if k in host else memo.get(id(v), v)
+                 for k, v in new.items()}
         if items.keys() != host.keys() or any(items[k] is not host[k] for k in items):
             host.clear()
             host.update(items)
     elif type(host) is tuple and type(new) is tuple:
         for h, n in zip(host, new):
-            _write_back(h, n, depth + 1)
+            _write_back(h, n, depth + 1, memo)
     elif type(host) is set and type(new) is set:
         if host != new:
             host.clear()
@@ -1057,9 +1064,11 @@ def _write_back(host: Any, new: Any, depth: int = 0) -> None:
             host[...] = new
 
 
-def _kept(host: Any, new: Any, depth: int) -> Any:
+def _kept(host: Any, new: Any, depth: int, memo: dict) -> Any:
+    if id(new) in memo:  # a worker value written back already: that judge object
+        return memo[id(new)]
     if type(host) is type(new) and (type(host) in _CONTAINERS or _is_ndarray(host)):
-        _write_back(host, new, depth + 1)
+        _write_back(host, new, depth + 1, memo)
         return host
     return new
 
@@ -1205,8 +1214,9 @@ class JudgeChannel:
             if host_args is not None and "after" in msg:
                 after = self.codec.decode(msg["after"], inputs=None)
                 if type(after) is list and len(after) == 2:
-                    _write_back(list(host_args[0]), after[0])
-                    _write_back(host_args[1], after[1])
+                    memo: dict = {}
+                    _write_back(list(host_args[0]), after[0], memo=memo)
+                    _write_back(host_args[1], after[1], memo=memo)
         except ProtocolError as exc:
             return _Unreadable(str(exc)[:200])
         return value

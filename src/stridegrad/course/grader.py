@@ -15,19 +15,18 @@ own points only, and the batch goes on. Where no sandbox can start, grading
 refuses unless ``sandbox=False`` (``--no-sandbox``), which the summary and
 every CSV row then state.
 
-The judge (:mod:`stridegrad.course._judge`): for the lessons of
-:data:`JUDGED_OUTSIDE`, a second process of the grader's, outside the sandbox, runs the
-lesson's tests. The worker runs the notebook's cells, then only answers calls with
-plain data (:mod:`stridegrad.course._wire`); the tests, expected values, hidden tests,
-points and token never enter the sandbox, whose Python shows the course's checkpoints,
-solutions and misconceptions empty. For the other lessons (whose tests need the
-notebook's live objects in one process) the tests still run in the worker, and two
-integrity checks catch the naive cheats there: the result must carry a one-time token
-the parent hands the worker on stdin (a notebook that prints a result of its own gets
-status "tampered"), and the worker compares every function and class of stridegrad
-(and of a few standard modules) with a snapshot taken before the notebook ran. Code
-that digs the token out of that process's memory is not stopped there (see the
-README's threat model).
+The judge (:mod:`stridegrad.course._judge`): a second process of the grader's, outside
+the sandbox, runs the lesson's tests. The worker runs the notebook's cells, then only
+answers calls with plain data (:mod:`stridegrad.course._wire`); tests that need the
+notebook's live objects (graphs of thousands of nodes, its garbage collector, Tensors)
+ask it to run public observation code (:mod:`stridegrad.course.observe`) that returns
+plain data. The tests, expected values, hidden tests, points and token never enter the
+sandbox, whose Python shows the course's checkpoints, solutions and misconceptions
+empty. ``STRIDEGRAD_JUDGE=inside`` runs the tests in the worker instead, to compare:
+there two integrity checks catch only the naive cheats (a one-time token the parent
+hands the worker on stdin, and a snapshot of stridegrad's functions taken before the
+notebook ran); code that digs the token out of that process's memory is not stopped
+(see the README's threat model).
 
 What comes back from the worker is data, read within limits
 (:mod:`stridegrad.course._limits`) and checked against the trusted checkpoint: a
@@ -415,19 +414,13 @@ def _run_raw(raw: bytes, name: str, episode: str, *, timeout: float = TIMEOUT,
                        overrides, keep, deadline)
 
 
-#: The lessons whose tests run outside the sandbox (:mod:`stridegrad.course._judge`):
-#: their tests need nothing of the notebook but calls and plain data. The others still
-#: run their tests in the worker, inside the sandbox (see the README's threat model).
-JUDGED_OUTSIDE = frozenset({"00", "01", "02", "03", "04", "05", "06", "08", "10", "11",
-                            "12"})
-
-
 def judged_outside(episode: str) -> bool:
-    """Whether lesson ``episode``'s tests run in the judge, outside the sandbox
-    (``STRIDEGRAD_JUDGE=inside`` or ``outside`` decides for every lesson, to compare)."""
-    if os.environ.get("STRIDEGRAD_JUDGE") in ("inside", "outside"):
-        return os.environ["STRIDEGRAD_JUDGE"] == "outside"
-    return str(episode).split("_", 1)[0].zfill(2) in JUDGED_OUTSIDE
+    """Whether lesson ``episode``'s tests run in the judge, outside the sandbox: every
+    lesson's do. ``STRIDEGRAD_JUDGE=inside`` runs them in the worker instead, the way
+    they ran before the judge existed, to compare (``benchmarks/bench_grade_class.py``
+    grades a class both ways); that path trusts the notebook's process (see the
+    README's threat model)."""
+    return os.environ.get("STRIDEGRAD_JUDGE") != "inside"
 
 
 def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests,
