@@ -73,6 +73,30 @@ def test_a_value_the_call_put_in_two_places_is_one_judge_object_after_it():
     assert state["buf"] is old_buf and old_buf.tolist() == [3.0, 4.0]  # updated in place
 
 
+def _observe_modules() -> list[str]:
+    import pkgutil
+
+    import stridegrad.course.observe as package
+    return [m.name for m in pkgutil.iter_modules(package.__path__)]
+
+
+@pytest.mark.parametrize("name", _observe_modules())
+def test_observations_import_nothing_the_sandbox_hides(name):
+    """An observation runs in the notebook's process, whose Python shows the
+    checkpoints, solutions, reference and misconceptions empty: no observation module
+    imports them (so none holds an expected value either)."""
+    import ast
+    import importlib
+    import inspect
+
+    tree = ast.parse(inspect.getsource(importlib.import_module(f"stridegrad.course.observe.{name}")))
+    imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    hidden = ("checkpoints", "solutions", "reference", "misconceptions", "_judge")
+    assert not [m for m in imported if any(part in hidden for part in m.split("."))], imported
+
+
 def test_library_values_go_by_value():
     import stridegrad.array as sa
     from stridegrad.course.compiler import Graph, Op
