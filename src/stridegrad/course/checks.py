@@ -67,6 +67,7 @@ __all__ = [
     "short_repr",
     "summarise_array",
     "type_note",
+    "written_forms",
 ]
 
 #: Every status a row can have, with the word shown to learners.
@@ -359,13 +360,20 @@ def _shared_items_note(got: Any) -> str:
 
 def _names(message: str, value: Any) -> bool:
     """Whether an error message names ``value`` (a tuple may be written as a list)."""
+    return any(t in message for t in written_forms(value) if t)  # () joins to ""
+
+
+def written_forms(value: Any) -> set[str]:
+    """The ways an error message may write ``value`` and be said to name it: ``str`` and
+    ``repr``; for a tuple (a shape) also as a list, without spaces (NumPy's ``(2,3)``),
+    as ``2 x 3`` and ``2x3``, and the empty shape as ``scalar``."""
     texts = {str(value), repr(value)}
     if isinstance(value, tuple):
         texts |= {str(list(value)), " x ".join(map(str, value)), "x".join(map(str, value)),
-                  str(value).replace(" ", "")}  # NumPy writes (2,3)
+                  str(value).replace(" ", "")}
         if not value:
             texts.add("scalar")  # the empty shape, by its name
-    return any(t in message for t in texts if t)  # () joins to "", found in any message
+    return texts
 
 
 def _freeze(obj: Any, _depth: int = 0) -> Any:

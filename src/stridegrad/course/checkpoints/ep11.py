@@ -265,8 +265,9 @@ class _Builder:
             # a fused op's body reads its outer values by name: it reads the values CSE
             # keeps (a repeat's first), so that renaming its args leaves its body right
             names = list(self.values)
-            kept = eliminate_common_subexpressions(Graph(list(self.ops), names)).outputs
-            outer = [dict(zip(names, kept))[n] for n in outer]
+            kept = dict(zip(names, eliminate_common_subexpressions(
+                Graph(list(self.ops), names)).outputs))
+            outer = [kept[n] for n in outer]
         outer = list(dict.fromkeys(outer))
         name = self.free.pop()
         body, last, steps = [], outer[0], self.rng.choice([2, 3])

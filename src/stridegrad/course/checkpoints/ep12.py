@@ -25,7 +25,7 @@ from stridegrad.course.checkpoints._images import (
     pairs,
     sizes_that_fit,
 )
-from stridegrad.course.checks import CheckFailure, Checkpoint, expect, raised
+from stridegrad.course.checks import CheckFailure, Checkpoint, expect, raised, written_forms
 from stridegrad.course.contracts import Invalid
 
 __all__ = ["checkpoint"]
@@ -316,12 +316,9 @@ def channel_mismatch(conv2d):
 
 
 def _without(message: str, shape: tuple) -> str:
-    """``message`` with every way of writing ``shape`` that a check accepts taken out:
-    ``(8, 1, 3, 3)``, ``[8, 1, 3, 3]``, ``(8,1,3,3)``, ``8 x 1 x 3 x 3``, ``8x1x3x3``."""
-    shape = tuple(int(d) for d in shape)
-    forms = {str(shape), str(list(shape)), str(shape).replace(" ", ""),
-             " x ".join(map(str, shape)), "x".join(map(str, shape))}
-    for form in sorted(forms, key=len, reverse=True):
+    """``message`` with every way of writing ``shape`` that a check accepts
+    (:func:`~stridegrad.course.checks.written_forms`) taken out."""
+    for form in sorted(written_forms(tuple(int(d) for d in shape)), key=len, reverse=True):
         message = message.replace(form, " ")
     return message
 
