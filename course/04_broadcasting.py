@@ -377,6 +377,26 @@ def broadcast_where(cond, c_shape, x, x_shape, y, y_shape):
 #| check: all
 
 # %% [markdown]
+# ## Milestone: the strided array runs on your functions
+#
+# Lessons 01-04 are the whole layout of the library's strided array, the
+# arrays of the `python` device: it calls your `numel`, `contiguous_strides`,
+# `permute_layout`, `slice_layout`, `broadcast_shapes`, `broadcast_strides` and
+# the rest through `stridegrad.array.layout`. The cell below swaps in each of
+# your functions that passes its checkpoint, centres and standardizes a table
+# on the strided array (two broadcasts, a transposed view, a slice), and
+# compares it with NumPy. It reads your *saved* notebooks of lessons 01-04:
+# save this one first (Ctrl+S). Its report names which of your functions did
+# the work, and which were the library's own and why (not written yet, or the
+# checkpoint test they fail); `stridegrad yours` in a terminal shows the whole
+# table, and `stridegrad yours --test` tries your functions on bigger shapes.
+
+# %% tags=["nbval-ignore-output"]
+from stridegrad.course.milestones import milestone
+
+milestone("04");
+
+# %% [markdown]
 # ## Where this is in NumPy and PyTorch
 #
 # | here | NumPy | PyTorch |
