@@ -23,6 +23,7 @@
 #| setup
 from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides  # lesson 01
+import operator
 import random
 import time
 import matplotlib.pyplot as plt
@@ -90,45 +91,16 @@ print("b.T strides", bt.strides, "  same storage:", bt.storage is b.storage)
 # strides you are given, never assume they are contiguous: the checkpoint
 # hands you transposed and broadcast views. If the inner sizes differ, raise a
 # `ValueError` naming both shapes.
+#
+# This is the library's own function: the strided array's `sa.matmul` (and
+# `@`) calls `stridegrad.array.layout.matmul_2d` for every product of two
+# matrices, and `batched_matmul` (the next exercise) for every product with
+# batch axes. Once yours passes, `stridegrad yours` puts it there: the
+# library you run multiplies with your function.
 
 # %%
-#| exercise: matmul_2d
+#| exercise: stridegrad.array.layout.matmul_2d
 #| hint: element (i, j) is a dot product: of which row and column, and where do they start in storage?
-def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
-              b: list, b_shape: Shape, b_strides: Strides) -> list:
-    """Matrix product of two rank-2 strided arrays over flat storage.
-
-    Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
-    lists read through any strides >= 0 (transposed, stepped or broadcast
-    views, 0 included), each starting at position 0 of its storage. Any sizes,
-    0 included.
-    Returns a new list, the flat row-major storage of the product: element
-    ``i * m + j`` is the dot product of row ``i`` of ``a`` and column ``j`` of
-    ``b``, a sum that starts at 0 (an int when the numbers are ints; 0 when
-    ``k`` is 0).
-
-    Raises:
-        ValueError: naming both shapes, if the inner sizes differ.
-
-    Example:
-        >>> matmul_2d([1, 2, 3, 4], (2, 2), (2, 1), [1, 0, 0, 1], (2, 2), (2, 1))
-        [1, 2, 3, 4]
-    """
-    ### BEGIN SOLUTION
-    (n, k), (k2, m) = a_shape, b_shape
-    if k != k2:
-        raise ValueError(f"matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} are not "
-                         f"aligned: {k} != {k2}")
-    out = []
-    for i in range(n):
-        for j in range(m):
-            row, col = i * a_strides[0], j * b_strides[1]  # where row i and column j start
-            total = 0
-            for p in range(k):
-                total += a[row + p * a_strides[1]] * b[col + p * b_strides[0]]
-            out.append(total)
-    return out
-    ### END SOLUTION
 
 # %%
 #| calls-exercise
@@ -170,40 +142,8 @@ print(matmul_2d(b.storage, bt.shape, bt.strides, b.storage, b.shape, b.strides),
 # written again, with every position counted from where matrix `t` starts.
 
 # %%
-#| exercise: batched_matmul
+#| exercise: stridegrad.array.layout.batched_matmul
 #| hint: the dot products of matmul_2d, once per matrix t (written again: matmul_2d reads from position 0): where does matrix t of each operand start?
-def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
-                   b: list, b_shape: Shape, b_strides: Strides) -> list:
-    """Batched matrix product of two rank-3 strided arrays over flat storage.
-
-    Shape contract: ``(B, n, k) @ (B, k, m) -> (B, n, m)``, matrix ``t`` of
-    the result being ``a[t] @ b[t]``. Any strides >= 0, 0 included (a batch
-    stride of 0 shares one matrix across the batch), each array starting at
-    position 0 of its storage; any sizes, 0 included. Returns a new list, the
-    flat row-major storage of the result, each element a dot product as in
-    ``matmul_2d``.
-
-    Raises:
-        ValueError: naming both shapes, if the batch sizes or the inner sizes differ.
-    """
-    ### BEGIN SOLUTION
-    (nb, n, k), (nb2, k2, m) = a_shape, b_shape
-    if nb != nb2 or k != k2:
-        raise ValueError(f"batched matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} do not "
-                         "match: batch sizes and inner sizes must be equal")
-    out = []
-    for t in range(nb):
-        for i in range(n):
-            for j in range(m):
-                row = t * a_strides[0] + i * a_strides[1]
-                col = t * b_strides[0] + j * b_strides[2]
-                total = 0
-                for p in range(k):
-                    total += a[row + p * a_strides[2]] * b[col + p * b_strides[1]]
-                out.append(total)
-    return out
-    ### END SOLUTION
-
 # %%
 #| calls-exercise
 # two 1 x 2 inputs, one shared (2, 1) weight read with batch stride 0
@@ -455,10 +395,12 @@ for n in (16, 32, 64):
 # float, somewhere in memory), so for every multiply-add the interpreter
 # follows pointers to two objects, reads the two numbers out of them
 # ("unboxing"), and wraps the result in a new object ("boxing").
-# `stridegrad.array` is faster than your triple loop (compare the two columns)
-# because it gathers each row and column into a list once and hands every dot
-# product to one built-in call whose loop runs in C (`math.sumprod` on Python
-# 3.12+, otherwise `sum(map(operator.mul, row, col))`).
+# `stridegrad.array` runs the library's own `matmul_2d` (the function of this
+# exercise, in `stridegrad.array.layout`), faster than your triple loop (compare
+# the two columns) because it reads each row and column as one slice of the
+# storage (`a[i * s0 : i * s0 + k * s1 : s1]`, a copy made by one call) and
+# hands every dot product to one built-in call whose loop runs in C
+# (`sum(map(operator.mul, row, col))`): the same sum, in the same order.
 #
 # NumPy's time grows far more slowly at these sizes, because much of it is
 # the fixed cost of one call. BLAS keeps the numbers as plain 8-byte floats

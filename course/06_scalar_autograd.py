@@ -374,7 +374,7 @@ except RecursionError:
 # reverse to get exactly the recursive order.)
 
 # %%
-#| exercise: stridegrad.course.designs.topological_order
+#| exercise: stridegrad.scalar.topological_order
 #| hint: recursion would do it, but 10,000 nodes are too deep: what can stand in for the call stack?
 
 # %%
@@ -413,7 +413,7 @@ print(len(topological_order(chain)), "nodes, no RecursionError")
 # - A leaf has no closure. What do you do with it?
 
 # %%
-#| exercise: stridegrad.course.designs.backward
+#| exercise: stridegrad.scalar.backward
 #| hint: in which order must the closures run, so that a node has all its gradient before passing it on?
 
 # %%

@@ -29,8 +29,16 @@
 # - use `requires_grad`, `no_grad()` and `detach()` on purpose.
 #
 # The exercises are small functions on NumPy arrays: the single steps that
-# the library's nodes perform. After each one we compare your function with
-# what `stridegrad.Tensor` computes.
+# the library's nodes perform. They are the library's own functions,
+# `stridegrad.tensor.rules`, which every node calls: after each one we compare
+# your function with what `stridegrad.Tensor` computes, and `stridegrad yours`
+# runs the library with yours. The nodes hand them the arrays of every
+# device (lesson 10): NumPy's, CuPy's, and the strided array's, which has no
+# `.sum` method. So the library's versions ask an array for its namespace,
+# `xp = array_namespace(grad)` (NumPy itself for a NumPy array), and call
+# `xp.sum(grad, ...)`, `xp.reshape`, `xp.broadcast_to`. NumPy's methods
+# (`grad.sum(...)`) pass this lesson's checks, which use NumPy arrays, and run
+# the library on the `cpu` device; written with `xp`, yours run it everywhere.
 
 # %%
 #| setup
@@ -40,6 +48,7 @@ import textwrap
 import numpy as np
 import matplotlib.pyplot as plt
 import stridegrad as sg
+from stridegrad.backend import array_namespace  # an array's namespace: NumPy's for NumPy's
 
 np.set_printoptions(precision=4, suppress=True)  # short, readable arrays in the outputs
 
@@ -204,7 +213,7 @@ except ValueError as err:
 # `shape == ()` a 0-d array or NumPy number is fine).
 
 # %%
-#| exercise: stridegrad.course.reference.unbroadcast
+#| exercise: stridegrad.tensor.rules.unbroadcast
 #| hint: a broadcast input element was used many times: its gradient is a sum over those uses
 
 # %% [markdown]
@@ -245,7 +254,7 @@ print("yours  :", unbroadcast(np.ones((3, 4)), (3, 1)).tolist(), unbroadcast(np.
 # gradient before it keeps one in `.grad`.
 
 # %%
-#| exercise: stridegrad.course.reference.sum_backward
+#| exercise: stridegrad.tensor.rules.sum_backward
 #| hint: each input element was added once into one output element: what does it get back?
 
 # %%
@@ -280,7 +289,7 @@ for i in range(3):
     print(f"nudge x[{i}]: the max moves {rate:.0f} per unit, the sum-like rule says {like_sum[i]:.0f}")
 
 # %%
-#| exercise: stridegrad.course.reference.max_backward
+#| exercise: stridegrad.tensor.rules.max_backward
 #| hint: only the maxima moved the output; what happens on a tie?
 
 # %%
@@ -314,7 +323,7 @@ print("yours: ", max_backward(x.numpy().copy(), np.array([10.0, 20.0]), axis=1).
 # matrices: a missing transpose there fits and is wrong.
 
 # %%
-#| exercise: stridegrad.course.reference.matmul_backward
+#| exercise: stridegrad.tensor.rules.matmul_backward
 #| hint: use the shapes: which product of grad, a and b (transposed or not) has a's shape?
 
 # %%
@@ -552,6 +561,26 @@ def softmax_backward(y, grad, axis=-1):
 
 # %%
 #| check: all
+
+# %% [markdown]
+# ## Milestone: the library's autograd runs on your rules
+#
+# Every backward node of the library's `Tensor` calls your rules through
+# `stridegrad.tensor.rules` once they pass: an op that broadcast its inputs
+# sends the gradient back through your `unbroadcast`, `sum` and `mean` through
+# your `sum_backward`, `max` through your `max_backward`, `@` through your
+# `matmul_backward`, and `sg.gradcheck` measures with your
+# `numerical_gradient`. The cell below swaps in each of yours that passes
+# its checkpoint (and your layout functions of lessons 01-05), computes the
+# gradients of a two-layer network (a broadcast bias, matmuls, `tanh`, a `max`
+# and sums) and checks them against central differences. It reads your
+# *saved* notebooks: save this one first (Ctrl+S). Its report names which of
+# your functions did the work, and which were the library's own and why.
+
+# %% tags=["nbval-ignore-output"]
+from stridegrad.course.milestones import milestone
+
+milestone("08");
 
 # %% [markdown]
 # ## Where this is in PyTorch

@@ -43,6 +43,7 @@ import stridegrad as sg
 import stridegrad.array as sa
 import stridegrad.nn.functional as F
 from stridegrad import backend
+from stridegrad.backend import device_available
 from stridegrad.course.paths import repo_root
 
 try:  # installed with the course's dev extras; Binder and Colab may not have it
@@ -403,37 +404,13 @@ for device, losses in runs.items():
 #   about `"cuda"` imports CuPy, which takes a while);
 # - when none is, raise `RuntimeError` naming every device tried with its
 #   reason; an empty `prefer` is a `ValueError`.
+#
+# It is the library's own: `sg.set_default_device(("cuda", "cpu"))` calls
+# `backend.pick_device` to choose, and `stridegrad yours` runs it with yours.
 
 # %%
-#| exercise: pick_device
+#| exercise: stridegrad.backend.pick_device
 #| hint: try the names in order; what if prefer is one string?
-from stridegrad.backend import device_available
-
-
-def pick_device(prefer, available=device_available):
-    """The first device of ``prefer`` (a name, or a tuple or list of names) that works.
-
-    ``available(name)`` returns ``(ok, reason)``; it is asked about the names in
-    order, once each, and about none after the first that works. Raises
-    RuntimeError naming every device tried and its reason when none works,
-    ValueError when ``prefer`` is empty.
-
-    Example:
-        >>> pick_device(("cuda", "cpu"))  # on a machine without a GPU
-        'cpu'
-    """
-    ### BEGIN SOLUTION
-    names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
-    if not names:
-        raise ValueError("pick_device: no device to choose from")
-    reasons = []
-    for name in names:
-        ok, why = available(name)
-        if ok:
-            return name
-        reasons.append(f"{name!r} ({why})")
-    raise RuntimeError("no device works here: " + "; ".join(reasons))
-    ### END SOLUTION
 
 # %% tags=["nbval-ignore-output"]
 #| calls-exercise

@@ -43,8 +43,8 @@ import numpy as np
 
 import stridegrad as sg
 import stridegrad.nn.functional as F
-from stridegrad.course.compiler import (COMMUTATIVE, ELEMENTWISE, Graph, Op, evaluate,
-                                        from_library, fused_op, parse, validate)
+from stridegrad.compile.graph import (COMMUTATIVE, ELEMENTWISE, Graph, Op, evaluate,
+                                      from_library, fused_op, parse, validate)
 
 # %% [markdown]
 # ## Why compile? What an eager op costs
@@ -283,9 +283,14 @@ plt.show()
 # %% [markdown]
 # ## A small IR to write passes on
 #
-# The library's IR carries shapes, dtypes, devices and literal arguments. To
-# write passes, a smaller IR is easier to hold in your head, and it fits in a
-# few lines of text. `stridegrad.course.compiler` has one:
+# The table above is the trace's IR: it carries shapes, dtypes, devices and
+# literal arguments. To write passes, a smaller IR is easier to hold in your
+# head, and it fits in a few lines of text. `stridegrad.compile.graph` has
+# one, and it is the one `sg.compile` rewrites: it **lowers** each trace into
+# it, runs its passes there, and **raises** the result back, generating one
+# kernel per fused op. The passes it runs, and the `run_graph` that replays
+# every compiled call, are the functions of this lesson's exercises (yours,
+# with `stridegrad yours`):
 #
 # - an **`Op`** is one value: `name = op(arg, ..., key=value)`. `op.name` is a
 #   string, `op.op` the operation (the library's names: `add`, `subtract`,
@@ -336,7 +341,7 @@ print(evaluate(Op("s", "sum", ("m",), {"axis": 0}), [np.array([[1.0, 2.0], [3.0,
 # in the order of `graph.outputs`.
 
 # %%
-#| exercise: stridegrad.course.compiler.run_graph
+#| exercise: stridegrad.compile.graph.run_graph
 #| hint: every argument is computed before it is used: where do you keep the values?
 
 # %%
@@ -378,7 +383,7 @@ print(dead.users())
 # reads: use that order to find them all in one walk, with no recursion.
 
 # %%
-#| exercise: stridegrad.course.compiler.eliminate_dead_code
+#| exercise: stridegrad.compile.graph.eliminate_dead_code
 #| hint: needed: an output, or read by a needed op. in which order does one walk find them all?
 
 # %%
@@ -432,7 +437,7 @@ return z, w
 """)
 
 # %%
-#| exercise: stridegrad.course.compiler.eliminate_common_subexpressions
+#| exercise: stridegrad.compile.graph.eliminate_common_subexpressions
 #| hint: two ops repeat each other when they do the same to the same arguments: what key says that?
 
 # %%
@@ -478,7 +483,7 @@ return z
 """)
 
 # %%
-#| exercise: stridegrad.course.compiler.constant_fold
+#| exercise: stridegrad.compile.graph.constant_fold
 #| hint: which ops can be computed before the inputs are known?
 
 # %%
@@ -578,7 +583,7 @@ print(sorted(ELEMENTWISE))
 print(fused_op(g, [g["t"], g["z"]]))
 
 # %%
-#| exercise: stridegrad.course.compiler.fuse_elementwise
+#| exercise: stridegrad.compile.graph.fuse_elementwise
 #| hint: an elementwise value need not be stored when its only reader is elementwise too
 
 # %%
@@ -596,10 +601,13 @@ print("cost after fusion: ", lowered.cost())
 # %% [markdown]
 # ## Your passes against the library's
 #
-# The library's passes (`stridegrad.compile.passes`) are the same four, on the
-# richer IR. Run both pipelines on the same trace of `messy`: the kernels and
-# temporaries left should agree, and replaying your optimized graph with your
-# `run_graph` should give what eager mode gives.
+# `sg.compile` runs these four functions (the library's versions of the ones
+# you wrote; `stridegrad yours` runs it with yours): `stridegrad.compile.passes`
+# lowers the trace, calls them, and raises the result back into the trace's
+# IR, as `compiled_messy.graph(xs, ys)` shows it. Run your pipeline on
+# the trace of `messy` and compare: the kernels and temporaries left should
+# agree, and replaying your optimized graph with your `run_graph` should give
+# what eager mode gives.
 
 # %%
 #| calls-exercise
@@ -766,7 +774,7 @@ else:
 # %%
 #| exercise: simplify_identities
 #| hint: which ops give back one of their arguments unchanged, and who must read that argument instead?
-from stridegrad.course.compiler import Graph, Op
+from stridegrad.compile.graph import Graph, Op
 
 
 def simplify_identities(graph):
@@ -859,10 +867,11 @@ def simplify_identities(graph):
 #    careful compiler keep for a "fast math" mode? Add
 #    `negative(negative(x)) -> x`: is that one exact?
 # 2. **Peephole on the training step.** The step's graph above has
-#    `mT(permute_dims(w, (1, 0)))`: transposing twice. Write a pass over the
-#    library's IR that replaces such a pair by `w`, and measure how many nodes
-#    and kernels it saves on the MLP step. Would CSE with commutative ops
-#    (yours sorts the args; the library's does not) find anything more there?
+#    `mT(permute_dims(w, (1, 0)))`: transposing twice. Write a pass that
+#    replaces such a pair by `w` (on `from_library` of the traced step, or on
+#    the trace's own IR: `sg.compile(step, passes=(...))` takes functions from
+#    graph to graph), and measure how many nodes and kernels it saves on the MLP
+#    step. Would CSE find anything more once the pairs are gone?
 # 3. **Fusion beyond chains.** Our fusion refuses a value with two readers,
 #    and stops at every reduction. XLA's *multi-output fusion* computes `t` and
 #    both its readers in one kernel with two outputs; Inductor fuses a

@@ -107,7 +107,7 @@ plt.show()
 # lesson 02, and may be anything (a transposed image too).
 
 # %%
-#| exercise: stridegrad.course.reference_conv.window_layout
+#| exercise: stridegrad.nn.im2col.window_layout
 #| hint: how far apart in storage are neighbouring windows, and neighbours inside one window?
 
 
@@ -178,7 +178,7 @@ print("shares the digit's memory:", np.shares_memory(windows, digit))
 # hide a stride bug.
 
 # %%
-#| exercise: stridegrad.course.reference_conv.im2col
+#| exercise: stridegrad.nn.im2col.im2col
 #| hint: window_layout gives the window view with no copy: which axes become rows, which columns?
 
 
@@ -229,7 +229,7 @@ plt.show()
 # ## Exercise 3 · `conv2d`: pad, im2col, one matmul
 
 # %%
-#| exercise: stridegrad.course.reference_conv.conv2d
+#| exercise: stridegrad.nn.im2col.conv2d
 #| hint: im2col makes each window a column: what does a flattened weight row do to a column?
 
 
@@ -258,8 +258,10 @@ for ax in axes:
 plt.show()
 
 # %% [markdown]
-# The library's `F.conv2d` does the same for a batch: its im2col is `(N, C *
-# kh * kw, OH * OW)` and one batched matmul. The two agree (to rounding):
+# This function is the library's: `F.conv2d` on NumPy runs it,
+# `stridegrad.nn.im2col.conv2d`, on each image of a batch, with autograd
+# around it (a 3 × 3 kernel moved by 1 has a faster path of its own, held to
+# the same answers by the tests). The two agree (to rounding):
 
 # %%
 #| calls-exercise
@@ -291,8 +293,11 @@ except ValueError as err:
 #
 # Because im2col only copies, col2im is exactly its transpose: im2col is a
 # matrix `M` of zeros and ones (`cols = M @ x.ravel()`) and col2im is `M.T`.
-# The window view's backward in the library (`stridegrad/nn/conv.py`) is this
-# col2im, done as `kh * kw` strided slice additions.
+# In the library this col2im is `stridegrad.nn.im2col.col2im`: the backward of
+# `F.conv2d` on NumPy reaches it through `conv2d_input_grad` (exercise 6), and
+# `F.max_pool2d`'s backward calls it. On the other devices the window view's
+# backward (`stridegrad/nn/conv.py`) does the same `kh * kw` strided slice
+# additions.
 
 # %% [markdown]
 # ## Exercise 4 · `col2im`: add every window back
@@ -304,7 +309,7 @@ except ValueError as err:
 # (`np.add.at` works too, and is slower.) Leave `cols` as it is.
 
 # %%
-#| exercise: stridegrad.course.reference_conv.col2im
+#| exercise: stridegrad.nn.im2col.col2im
 #| hint: im2col copied an element into every window covering it; the transpose adds the copies back
 
 
@@ -346,15 +351,16 @@ print("<im2col(x), g> =", np.sum(im2col(x_r, (3, 3), (2, 2)) * g_r),
 # the two window axes, and no copy at all.
 #
 # Its backward sends each window's gradient to the pixel that held the
-# maximum (the others did not change the output). The library does that with
-# the same view: `max` over two axes has a backward already (lesson 08), and
-# the window view's backward is col2im.
+# maximum (the others did not change the output). On NumPy the library runs
+# this `max_pool2d` once on all the batch's channels, and its backward sends
+# each window's gradient back with `col2im`; on the other devices `max` over
+# the view's two window axes has a backward already (lesson 08).
 
 # %% [markdown]
 # ## Exercise 5 · `max_pool2d`
 
 # %%
-#| exercise: stridegrad.course.reference_conv.max_pool2d
+#| exercise: stridegrad.nn.im2col.max_pool2d
 #| hint: a window view again, with the maximum instead of a dot product
 
 
@@ -378,7 +384,7 @@ plt.show()
 # ## A CNN that beats the MLP
 #
 # The library has all of this as layers: `sg.nn.Conv2d`, `sg.nn.MaxPool2d`,
-# `sg.nn.Flatten` (the same window view, im2col and matmul, with autograd).
+# `sg.nn.Flatten` (this lesson's functions, with autograd).
 # Our CNN is one convolution with 8 filters of 3 × 3, ReLU, a 2 × 2 max-pool
 # and a linear layer: `(N, 1, 8, 8) -> (N, 8, 8, 8) -> (N, 8, 4, 4) -> 128 ->
 # 10`. Lesson 09's MLP `64 -> 128 -> 10` is trained next to it, on the same
@@ -471,7 +477,7 @@ plt.show()
 # points, twice the usual.
 
 # %%
-#| exercise: stridegrad.course.reference_conv.conv2d_input_grad
+#| exercise: stridegrad.nn.im2col.conv2d_input_grad
 #| hint: conv2d was weight @ im2col(padded x): go back through each step in reverse
 
 
@@ -533,6 +539,26 @@ def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
 
 # %%
 #| check: all
+
+# %% [markdown]
+# ## Milestone: your convolution trains the CNN
+#
+# On NumPy the library's `F.conv2d` and `F.max_pool2d` run your
+# `window_layout`, `im2col`, `conv2d`, `col2im`, `max_pool2d` and
+# `conv2d_input_grad` once they pass (`stridegrad.nn.im2col`, image by
+# image; only with none of yours in place does a 3x3, stride-1 layer take a
+# faster path of the library's own, checked against these). The cell below swaps in each of
+# your functions that passes its checkpoint, trains the CNN of this lesson on
+# the digits, and measures it on the 360 test images: the goal is 97%. It
+# reads your *saved* notebooks: save this one first (Ctrl+S). Its report
+# names which of your functions did the work, and which were the library's
+# own and why; `stridegrad train digits --model cnn --yours` trains the full
+# recipe on your library.
+
+# %% tags=["nbval-ignore-output"]
+from stridegrad.course.milestones import milestone
+
+milestone("12");
 
 # %% [markdown]
 # ## Where this is in PyTorch and NumPy

@@ -152,22 +152,19 @@ def test_pow_zero_exponent_has_zero_gradient_at_zero():
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
-def test_backward_closure_gives_what_backward_sends(name):
-    # ``_backward`` is made on request from the node's rule and saved numbers;
-    # the engine applies the same rule (+ and * written out): both must agree.
+def test_backward_closure_adds_what_backward_sends(name):
+    # ``_backward(g)`` adds the node's rule applied to g into its inputs' grads, as
+    # lesson 06's closures do; the engine's own pass applies the same rule (+ and *
+    # written out): into inputs that only ``out`` uses, both must add the same numbers.
     f_value, _, strategies = OPS[name]
     xs = [1.3, 0.7][: len(strategies)]
-    vs = [Value(x) for x in xs]
-    out = f_value(*vs)
-    out.backward()
-    sent = out._backward(1.0)
-    sent = sent if isinstance(sent, tuple) else (sent,)
-    assert len(sent) == len(out._prev)
-    by_input: dict[int, float] = {}
-    for child, g in zip(out._prev, sent):
-        by_input[id(child)] = by_input.get(id(child), 0.0) + g
+    out = f_value(*[Value(x) for x in xs])
+    out.backward()  # out.grad is 1: each input holds what out sent it
+    engine = [child.grad for child in out._prev]
     for child in out._prev:
-        assert child.grad == pytest.approx(by_input[id(child)], rel=1e-12), name
+        child.grad = 0.0
+    assert out._backward(1.0) is None
+    assert [child.grad for child in out._prev] == engine, name
 
 
 # ---------------------------------------------------------------- the worked example
@@ -418,7 +415,9 @@ def test_backward_allocates_no_object_per_node():
     assert made < 100, f"backward over 40,000 nodes made {made} tracked objects"
 
 
-def test_closures_hold_no_values():
+def test_backward_is_a_method_made_on_request():
+    # A node stores no closure: ``_backward`` is its bound method, made when asked
+    # for, so a node refers to no object of its own and never to itself.
     a, b = Value(1.5), Value(-2.0)
     for out in (
         a + b,
@@ -433,8 +432,8 @@ def test_closures_hold_no_values():
         1 / a,
     ):
         fn = out._backward
-        captured = list(fn.__defaults__ or ()) + [c.cell_contents for c in fn.__closure__ or ()]
-        assert not any(isinstance(c, Value) for c in captured), out._op
+        assert fn.__self__ is out and fn.__func__ is Value._send, out._op
+        assert all(getattr(out, slot) is not fn for slot in Value.__slots__[1:]), out._op
 
 
 # ---------------------------------------------------------------- attributes and repr
@@ -527,3 +526,122 @@ def test_pow_errors():
 def test_exp_overflow_names_the_value():
     with pytest.raises(OverflowError, match="1000"):
         Value(1000.0).exp()
+
+
+# ---------------------------------------------------------------- lesson 06's engine
+
+def _random_graph(seed: int, grads: bool):
+    """A random DAG over every operation, with lots of sharing; its root and all its nodes.
+
+    Leaves start with random ``grad`` when ``grads`` (leaves accumulate into it)."""
+    rng = random.Random(seed)
+    leaves = [Value(rng.uniform(0.5, 1.5)) for _ in range(6)]
+    if grads:
+        for v in leaves:
+            v.grad = rng.uniform(-1, 1)
+    nodes = list(leaves)
+    unary = [lambda a: a.tanh(), lambda a: a.exp() * 0.1, lambda a: (a * a + 1.0).log(),
+             lambda a: a.sigmoid(), lambda a: a.relu(), lambda a: (a * a + 0.5) ** 0.5,
+             lambda a: -a, lambda a: 1.0 / (a * a + 1.0), lambda a: a * 0.7 - 0.1]
+    binary = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b,
+              lambda a, b: a / (b * b + 1.0), lambda a, b: a * a]
+    for _ in range(400):
+        a, b = rng.choice(nodes[-20:]), rng.choice(nodes)
+        if rng.random() < 0.5:
+            out = rng.choice(binary)(a, b)
+        else:
+            out = rng.choice(unary)(a)
+        nodes.append(out.tanh() if abs(out.data) > 10 else out)
+    root = nodes[-1]
+    for extra in rng.sample(nodes, 30):  # the root uses nodes of every depth
+        root = root + extra * 0.01
+    return root, nodes
+
+
+def _bits(nodes) -> list:
+    return [(type(n.grad), float(n.grad).hex()) for n in nodes]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fast_pass_gives_the_bits_of_lesson_06s_backward(seed):
+    # Value.backward() runs _backward_pass while the module holds its own exercises;
+    # it must give exactly what the lesson's backward (the module's function) gives.
+    from stridegrad import scalar
+
+    for grads in (False, True):
+        results = []
+        for run in (lambda r: r.backward(), scalar.backward):
+            root, nodes = _random_graph(seed, grads)
+            run(root)
+            first = _bits(nodes)
+            run(root)  # a second call: leaves accumulate, interior nodes start again
+            results.append((first, _bits(nodes)))
+        assert results[0] == results[1]
+    for grads in (False, True):  # a leaf as the root, its grad set before or not
+        for run in (lambda r: r.backward(), scalar.backward):
+            v = Value(2.0)
+            v.grad = 3.0 if grads else 0.0
+            run(v)
+            assert (type(v.grad), v.grad) == (float, 1.0)
+
+
+def test_interior_order_is_lesson_06s_order():
+    from stridegrad import scalar
+    from stridegrad.scalar import _topological_order
+
+    root, _ = _random_graph(0, False)
+    lesson = [n for n in scalar.topological_order(root) if n._prev]
+    assert _topological_order(root) == lesson
+
+
+def test_value_backward_calls_the_modules_functions(monkeypatch):
+    # what `stridegrad yours` does: set a learner's functions on the module; written
+    # here as a learner of lesson 06 would (a recursive sort, micrograd's way)
+    from stridegrad import scalar
+
+    calls = []
+
+    def topological_order(root):
+        calls.append("topological_order")
+        order, seen = [], set()
+
+        def visit(node):
+            if node not in seen:
+                seen.add(node)
+                for child in node._prev:
+                    visit(child)
+                order.append(node)
+
+        visit(root)
+        return order
+
+    def backward(root):
+        calls.append("backward")
+        order = scalar.topological_order(root)
+        for node in order:
+            if node._backward is not None:
+                node.grad = 0.0
+        root.grad = 1.0
+        for node in reversed(order):
+            if node._backward is not None:
+                node._backward(node.grad)
+
+    def check():
+        x = Value(-4.0)
+        z = 2 * x + 2 + x
+        q = z.relu() + z * x
+        y = (z * z).relu() + q + q * x
+        y.backward()
+        assert (y.data, x.grad) == (-20.0, 46.0)  # micrograd's sanity check
+
+    monkeypatch.setattr(scalar, "topological_order", topological_order)
+    check()
+    assert calls == ["topological_order"]  # through the library's backward
+    monkeypatch.setattr(scalar, "backward", backward)
+    calls.clear()
+    check()
+    assert calls == ["backward", "topological_order"]
+    monkeypatch.undo()
+    calls.clear()
+    check()
+    assert calls == []

@@ -17,6 +17,8 @@ Every device's arrays come back to the host through :func:`to_host` (lesson 10's
 exercise), called through this module's global each time, so that ``stridegrad
 yours`` can run the library with a learner's version; a device registered
 without its own ``to_host`` falls back to DLPack when :func:`to_host` fails.
+A tuple of devices, best first, given to :func:`set_default_device` is chosen
+from with :func:`pick_device` (lesson 10's too), looked up the same way.
 
 Tests may register another namespace as a device (``register_device("strict",
 array_api_strict)``) to run the whole tensor suite against a strict
@@ -35,12 +37,14 @@ import numpy as np
 
 __all__ = [
     "Device",
+    "array_namespace",
     "available_devices",
     "canonical_device",
     "device_available",
     "from_numpy",
     "get_default_device",
     "get_namespace",
+    "pick_device",
     "register_device",
     "set_default_device",
     "to_host",
@@ -86,6 +90,36 @@ def to_host(x: object) -> np.ndarray:
     if callable(get):
         return get()
     return np.asarray(x)
+
+
+_namespaces: dict[type, ModuleType] = {np.ndarray: np}  # array type -> its namespace
+
+
+def array_namespace(x: Any) -> ModuleType:
+    """The Array API namespace of one array ``x``, as the devices hold it: NumPy for a
+    NumPy array or scalar (``numpy`` itself, not a wrapper), ``x.__array_namespace__()``
+    for ``stridegrad.array`` and other standard arrays, ``array_api_compat``'s wrapper
+    for the arrays it wraps (CuPy's, which have no ``__array_namespace__`` before
+    CuPy 14). Cached by type, so that the gradient rules of :mod:`stridegrad.tensor.rules`
+    can ask it at every call: one dict look-up.
+
+    Example:
+        >>> array_namespace(np.ones(2)) is np
+        True
+    """
+    kind = type(x)
+    xp = _namespaces.get(kind)
+    if xp is None:
+        if isinstance(x, (np.ndarray, np.generic)):
+            xp = np
+        elif hasattr(x, "__array_namespace__") and not kind.__module__.startswith("cupy"):
+            xp = x.__array_namespace__()
+        else:
+            import array_api_compat
+
+            xp = array_api_compat.array_namespace(x)  # TypeError for a non-array
+        _namespaces[kind] = xp
+    return xp
 
 
 def _to_host(array: Any) -> np.ndarray:
@@ -229,6 +263,34 @@ def device_available(device: str) -> tuple[bool, str]:
     return True, ""
 
 
+def pick_device(prefer, available=device_available):
+    """The first device of ``prefer`` (a name, or a tuple or list of names) that works.
+
+    ``available(name)`` returns ``(ok, reason)``; it is asked about the names in
+    order, once each, and about none after the first that works. Raises
+    RuntimeError naming every device tried and its reason when none works,
+    ValueError when ``prefer`` is empty.
+
+    The library's :func:`set_default_device` calls it for a tuple or list of names
+    (``sg.set_default_device(("cuda", "cpu"))``), with the default ``available``,
+    and makes the name it returns the default device.
+
+    Example:
+        >>> pick_device(("cuda", "cpu"))  # on a machine without a GPU
+        'cpu'
+    """
+    names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
+    if not names:
+        raise ValueError("pick_device: no device to choose from")
+    reasons = []
+    for name in names:
+        ok, why = available(name)
+        if ok:
+            return name
+        reasons.append(f"{name!r} ({why})")
+    raise RuntimeError("no device works here: " + "; ".join(reasons))
+
+
 def _get_device(name: str) -> Device:
     """The Device for a canonical name, creating built-ins lazily (imports CuPy for cuda)."""
     dev = _devices.get(name)
@@ -243,9 +305,16 @@ def get_namespace(device: str | None = None) -> ModuleType:
     return _get_device(canonical_device(device if device is not None else _default)).xp
 
 
-def set_default_device(device: str) -> None:
-    """Make ``device`` the default for new tensors (validated; ``"cuda"`` checks CuPy now)."""
+def set_default_device(device: str | tuple[str, ...] | list[str]) -> None:
+    """Make ``device`` the default for new tensors (validated; ``"cuda"`` checks CuPy now).
+
+    A tuple or list of names, best first, makes the first of them that works here
+    the default (:func:`pick_device`, looked up in this module when called):
+    ``set_default_device(("cuda", "cpu"))`` puts a GPU to use where there is one.
+    """
     global _default
+    if isinstance(device, (tuple, list)):
+        device = pick_device(device)
     name = canonical_device(device)
     _get_device(name)  # fail here, not at the first tensor
     _default = name

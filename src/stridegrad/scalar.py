@@ -34,6 +34,16 @@ demo step on both engines).
   rules of ``+`` and ``*``, most of a network's nodes, inline, the others by a
   call.
 
+The engine is lesson 06's exercises. :func:`topological_order` and :func:`backward`
+are the lesson's reference answers, written against the lesson's ``Value``
+(``node._prev``, ``node._backward(g)``), and ``Value.backward()`` calls them through
+this module's attributes, so ``stridegrad yours`` runs a learner's own on every
+``loss.backward()``. While both attributes are this module's own functions,
+``Value.backward()`` runs :func:`_backward_pass` instead: the same pass over this
+engine's nodes, written for speed (no set, no tuple per node), in the same order,
+so it gives the same gradients to the last bit (``tests/test_scalar.py`` compares
+the two on random graphs).
+
 The attributes a graph drawer reads:
 
 ``data``       float, the value (a plain attribute: ``p.data -= lr * p.grad``)
@@ -44,10 +54,11 @@ The attributes a graph drawer reads:
 ``_op``        str label of the operation that made the node (``"+"``, ``"*"``,
                ``"/"``, ``"**2"``, ``"exp"``, ``"log"``, ``"tanh"``, ``"relu"``,
                ``"sigmoid"``); ``""`` for a leaf
-``_backward``  the node's backward as a closure ``f(out_grad)``, made on request
-               from its rule and saved numbers: returns the gradient for the one
-               input (a float) or the pair for two inputs; ``None`` for a leaf.
-               It captures numbers and the rule, never a Value.
+``_backward``  the node's backward ``f(out_grad)``, as lesson 06's closures are:
+               it adds the node's rule applied to ``out_grad`` into its inputs'
+               ``grad`` (``+=``) and returns None; ``None`` for a leaf. It is the
+               node's bound method :meth:`Value._send`, made on request: nothing
+               is stored per node, so no node refers to itself.
 
 The saved numbers are those of the forward pass: changing a leaf's ``data``
 between an operation and ``backward()`` does not change the gradients that
@@ -57,9 +68,14 @@ operation sends back (as the closures of earlier versions captured them).
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Real
 
-__all__ = ["Value"]
+__all__ = ["Value", "backward", "topological_order"]
+
+#: this module: ``Value.backward()`` reads its attributes when it runs, so that
+#: setting ``stridegrad.scalar.backward`` (``stridegrad yours``) changes what runs
+_this = sys.modules[__name__]
 
 _new = object.__new__
 _exp = math.exp
@@ -204,13 +220,29 @@ class Value:
 
     @property
     def _backward(self):
-        """This node's backward as a closure ``f(out_grad)``; None for a leaf."""
-        rule = self._rule
-        if rule is None:
+        """This node's backward ``f(out_grad)`` (the bound method :meth:`_send`); None for a leaf."""
+        if self._rule is None:
             return None
-        x = self._x
-        y = self._y
-        return lambda g: rule(g, x, y)
+        return self._send
+
+    def _send(self, g: float) -> None:
+        """Add this node's share of ``g``, its own gradient, into its inputs' ``grad``.
+
+        The arithmetic of :func:`_backward_pass`, exactly: the two give the same bits.
+        """
+        rule = self._rule
+        if rule is _d_add:
+            self._a.grad += g
+            self._b.grad += g
+        elif rule is _d_mul:
+            self._a.grad += self._y * g
+            self._b.grad += self._x * g
+        elif self._b is None:
+            self._a.grad += rule(g, self._x, self._y)
+        else:
+            ga, gb = rule(g, self._x, self._y)
+            self._a.grad += ga
+            self._b.grad += gb
 
     def __repr__(self) -> str:
         if self._rule is not None:
@@ -370,25 +402,43 @@ class Value:
         their ``grad``, so a second ``backward`` adds it again; zero them between
         training steps. Interior nodes are reset on every call and hold this
         call's gradient. ``self.grad`` is set to 1.
+
+        Runs this module's :func:`backward` (lesson 06's, or whichever function
+        ``stridegrad.scalar.backward`` is now); while it and ``topological_order``
+        are the module's own, the same pass written for speed.
         """
-        order = _topological_order(self)
-        self.grad = 1.0
-        for node in reversed(order):
-            g = node.grad
-            rule = node._rule
-            # the rules of + and * written out (most nodes); the rest by a call
-            if rule is _d_add:
-                node._a.grad += g
-                node._b.grad += g
-            elif rule is _d_mul:
-                node._a.grad += node._y * g
-                node._b.grad += node._x * g
-            elif node._b is None:
-                node._a.grad += rule(g, node._x, node._y)
-            else:
-                ga, gb = rule(g, node._x, node._y)
-                node._a.grad += ga
-                node._b.grad += gb
+        if _this.backward is _own_backward and _this.topological_order is _own_topological_order:
+            _backward_pass(self)
+        else:
+            _this.backward(self)
+
+
+def _backward_pass(root: Value) -> None:
+    """:func:`backward` of this engine's own nodes, fast: the same gradients, bit for bit.
+
+    The same order (:func:`_topological_order` lists the interior nodes as
+    :func:`topological_order` does, leaves left out: they have nothing to run),
+    the same resets (a listed node's ``grad`` is a zero) and the same arithmetic
+    (:meth:`Value._send`'s, with the rules of ``+`` and ``*`` written out).
+    """
+    order = _topological_order(root)
+    root.grad = 1.0
+    for node in reversed(order):
+        g = node.grad
+        rule = node._rule
+        # the rules of + and * written out (most nodes); the rest by a call
+        if rule is _d_add:
+            node._a.grad += g
+            node._b.grad += g
+        elif rule is _d_mul:
+            node._a.grad += node._y * g
+            node._b.grad += node._x * g
+        elif node._b is None:
+            node._a.grad += rule(g, node._x, node._y)
+        else:
+            ga, gb = rule(g, node._x, node._y)
+            node._a.grad += ga
+            node._b.grad += gb
 
 
 def _node(data: float, a: Value, b: Value | None, rule, x, y) -> Value:
@@ -441,6 +491,11 @@ def _topological_order(root: Value) -> list[Value]:
     second time and is skipped. The marks cost no set and no object per node:
     the search allocates nothing the cycle collector counts. Leaves are left
     out (they have no rule to run) and keep their ``grad``.
+
+    The inputs go on the stack in operand order, as :func:`topological_order`
+    pushes them (the last one comes off first): the interior nodes are listed in
+    exactly its order (it lists the leaves too), and so the backward pass adds
+    into each ``grad`` in the same order as :func:`backward` does.
     """
     order: list[Value] = []
     if root._rule is None:
@@ -469,3 +524,65 @@ def _topological_order(root: Value) -> list[Value]:
         if b is not None and b._rule is not None and b.grad is not done:
             push(b)
     return order
+
+
+# ------------------------------------------------------------- lesson 06's exercises
+# The reference answers of lesson 06's exercises 4 and 5 (``#| exercise:
+# stridegrad.scalar.topological_order`` and ``.backward`` in course/06): the build
+# copies their bodies into the solution notebook, where they run on the lesson's
+# ``Value``. They read only what every engine of the course has, ``node._prev`` and
+# ``node._backward`` (None for a leaf), so they run on this module's Value too, and
+# ``Value.backward()`` calls them through the module (see its docstring). Inside this
+# module the name ``topological_order`` in ``backward`` is a global, looked up in the
+# module when ``backward`` runs: a learner's ``topological_order`` set on the module
+# is the one ``backward`` calls.
+
+
+def topological_order(root):
+    """Every Value ``root`` depends on, ``root`` included, each listed once and after all of its inputs.
+
+    The inputs of a node are ``node._prev``; leaves are listed too, and ``root``
+    comes last. A chain of 10,000 operations must work at Python's default
+    recursion limit.
+
+    Returns:
+        a list of the Values.
+    """
+    order, visited = [], set()
+    stack = [(root, False)]
+    while stack:
+        node, inputs_done = stack.pop()
+        if inputs_done:  # everything above it on the stack has been listed
+            order.append(node)
+        elif node not in visited:
+            visited.add(node)
+            stack.append((node, True))
+            for child in node._prev:  # the last one pushed is the first listed
+                if child not in visited:
+                    stack.append((child, False))
+    return order
+
+
+def backward(root):
+    """Fill in ``grad`` of every Value that ``root`` depends on with d(root)/d(value).
+
+    Afterwards ``root.grad`` is 1.0 and every node that has a ``_backward``
+    closure holds the gradient of this call only (it starts again from 0.0);
+    leaves keep what they had and accumulate (zero them between training steps).
+    When ``root`` is a leaf, ``root.grad`` is 1.0 afterwards too, whatever it held.
+    Each closure is called once.
+    """
+    order = topological_order(root)
+    for node in order:
+        if node._backward is not None:
+            node.grad = 0.0
+    root.grad = 1.0
+    for node in reversed(order):
+        if node._backward is not None:
+            node._backward(node.grad)
+
+
+#: the module's own exercises: while ``stridegrad.scalar`` still holds these,
+#: ``Value.backward()`` may run :func:`_backward_pass`, which gives what they give
+_own_topological_order = topological_order
+_own_backward = backward

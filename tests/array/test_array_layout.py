@@ -330,3 +330,114 @@ def test_iter_offsets_is_the_nested_loop(shape, strides, offset):
         for index in itertools.product(*(range(d) for d in shape))
     ]
     assert L.iter_offsets(shape, strides, offset) == expected
+
+
+# ---------------------------------------------------------------------- lesson 03's kernels
+# The strided array runs map_unary, map_binary and reduce_axis; each has a shortcut
+# (a contiguous view read as a slice, a lane with a positive stride as a strided
+# slice). Against the lesson's plain loops, on views of every kind: the same values,
+# and fn called the same number of times on the same values in the same order.
+
+
+def _plain_map_unary(fn, x):
+    storage, shape, strides, offset = x
+    return [fn(storage[p]) for p in L.iter_offsets(shape, strides, offset)]
+
+
+def _plain_reduce_axis(fn, x, axis, keepdims=False):
+    storage, shape, strides, offset = x
+    axis %= len(shape)
+    rest, rest_strides = shape[:axis] + shape[axis + 1:], strides[:axis] + strides[axis + 1:]
+    values = [fn([storage[start + j * strides[axis]] for j in range(shape[axis])])
+              for start in L.iter_offsets(rest, rest_strides, offset)]
+    return values, shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rest
+
+
+@st.composite
+def _views(draw, shape=None):
+    """A view over a storage list that holds all its elements: contiguous (at an offset,
+    or the whole storage), or with any strides (negative, 0)."""
+    if shape is None:
+        shape = draw(st.lists(st.integers(0, 4), max_size=3).map(tuple))
+    if draw(st.booleans()):
+        strides = L.contiguous_strides(shape)
+    else:
+        strides = tuple(draw(st.integers(-4, 4)) for _ in shape)
+    reach = [abs(s) * (d - 1) for d, s in zip(shape, strides) if d]
+    low = sum(s * (d - 1) for d, s in zip(shape, strides) if d and s < 0)
+    offset = -low + draw(st.integers(0, 3))
+    size = offset + sum(r for r, s in zip(reach, strides) if s > 0) + 1 + draw(st.integers(0, 3))
+    if draw(st.booleans()) and strides == L.contiguous_strides(shape):
+        offset, size = 0, L.numel(shape)  # the whole storage
+    storage = [draw(st.integers(-9, 9)) * 0.5 for _ in range(size)]
+    return (storage, shape, strides, offset)
+
+
+def _recorded(fn):
+    calls = []
+
+    def recording(*args):
+        calls.append(args)
+        return fn(*args)
+
+    return recording, calls
+
+
+@settings(max_examples=200)
+@given(_views())
+def test_map_unary_shortcut_is_the_plain_loop(x):
+    fast, fast_calls = _recorded(lambda v: v * 3 - 1)
+    slow, slow_calls = _recorded(lambda v: v * 3 - 1)
+    before = list(x[0])
+    assert L.map_unary(fast, x) == _plain_map_unary(slow, x)
+    assert fast_calls == slow_calls and x[0] == before
+
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(0, 4), max_size=3).map(tuple).flatmap(
+    lambda shape: st.tuples(_views(shape), _views(shape))))
+def test_map_binary_shortcut_is_the_plain_loop(pair):
+    x, y = pair
+    fast, fast_calls = _recorded(lambda a, b: a * 2 - b)
+    slow, slow_calls = _recorded(lambda a, b: a * 2 - b)
+    want = [slow(u, v) for u, v in zip(_plain_map_unary(lambda v: v, x),
+                                       _plain_map_unary(lambda v: v, y))]
+    assert L.map_binary(fast, x, y) == want
+    assert fast_calls == slow_calls
+
+
+@settings(max_examples=200)
+@given(_views().filter(lambda x: len(x[1]) > 0), st.data())
+def test_reduce_axis_shortcut_is_the_plain_loop(x, data):
+    axis = data.draw(st.integers(-len(x[1]), len(x[1]) - 1))
+    keepdims = data.draw(st.booleans())
+    fast, fast_calls = _recorded(lambda lane: sum(lane, 0.25))
+    slow, slow_calls = _recorded(lambda lane: sum(lane, 0.25))
+    assert L.reduce_axis(fast, x, axis, keepdims) == _plain_reduce_axis(slow, x, axis, keepdims)
+    assert fast_calls == slow_calls
+    assert all(type(lane) is list for (lane,) in fast_calls)
+
+
+def test_the_strided_array_calls_the_kernels_through_the_module(monkeypatch):
+    # what `stridegrad yours` relies on: setting layout.map_unary changes what sa.exp runs
+    import stridegrad.array as sa
+
+    calls = []
+    for name in ("map_unary", "map_binary", "reduce_axis"):
+        original = getattr(L, name)
+
+        def spy(*args, _f=original, _name=name):
+            calls.append(_name)
+            return _f(*args)
+
+        monkeypatch.setattr(L, name, spy)
+    x = sa.reshape(sa.arange(6.0), (2, 3))
+    t = sa.permute_dims(x, (1, 0))
+    assert sa.exp(t).shape == (3, 2) and calls == ["map_unary"]
+    assert sa.add(x, 1.0).shape == (2, 3) and sa.multiply(t, t).shape == (3, 2)
+    assert calls[1:] == ["map_binary", "map_binary"]
+    del calls[:]
+    for reduction in (sa.sum, sa.prod, sa.max, sa.min, sa.any, sa.all, sa.argmax, sa.var):
+        reduction(t, axis=0)
+        reduction(x)
+    assert calls == ["reduce_axis"] * 16

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from stridegrad import scalar
 from stridegrad.course import designs
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
@@ -179,7 +180,7 @@ def test_recursive_sort_really_overflows_and_the_iterative_one_does_not():
             designs.topological_order_recursive(node)
     finally:
         sys.setrecursionlimit(old)
-    assert len(designs.topological_order(node)) == 10_001
+    assert len(scalar.topological_order(node)) == 10_001
 
 
 def test_lesson_06_meets_the_lesson_standard():

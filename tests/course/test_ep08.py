@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import stridegrad as sg
-from stridegrad.course import reference
+from stridegrad.tensor import rules
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.gradcheck import numerical_gradient
 
@@ -24,13 +24,13 @@ def test_checkpoint_has_the_five_exercises():
                                     "matmul_backward", "numerical_gradient",
                                     "softmax_backward"]
     assert CHECKPOINT.stretch_exercises == ["softmax_backward"]
-    assert CHECKPOINT.reference == "stridegrad.course.reference"
+    assert CHECKPOINT.reference == "stridegrad.tensor.rules"
     assert CHECKPOINT.library["numerical_gradient"] == ("stridegrad.gradcheck.numerical_gradient",)
 
 
 def test_reference_passes_every_test():
-    # the backward steps are in stridegrad.course.reference; numerical_gradient is gradcheck's
-    namespace = {**vars(reference), "numerical_gradient": numerical_gradient}
+    # the backward steps are stridegrad.tensor.rules'; numerical_gradient is gradcheck's
+    namespace = {**vars(rules), "numerical_gradient": numerical_gradient}
     result = run_checkpoint(CHECKPOINT, namespace, require_local=False)
     assert result.passed, [(r.test, r.message) for r in result.rows if not r.passed]
     assert result.score == result.max_score == CHECKPOINT.max_points
@@ -104,7 +104,7 @@ def test_unbroadcast_agrees_with_the_engine(shape, target):
     y = sg.tensor(rng.normal(size=shape))
     g = rng.normal(size=np.broadcast_shapes(shape, target))
     (x + y).backward(sg.tensor(g))
-    got = reference.unbroadcast(g, target)
+    got = rules.unbroadcast(g, target)
     assert np.shape(got) == target
     np.testing.assert_allclose(got, x.grad.numpy(), atol=1e-12)
 
@@ -122,15 +122,15 @@ def test_sum_and_max_backward_agree_with_the_engine(axis, keepdims):
         out = getattr(x, op)(axis=axis, keepdims=keepdims)
         g = rng.normal(size=out.shape)
         out.backward(sg.tensor(g))
-        got = (reference.sum_backward(g, xn.shape, axis, keepdims) if op == "sum"
-               else reference.max_backward(xn, g, axis, keepdims))
+        got = (rules.sum_backward(g, xn.shape, axis, keepdims) if op == "sum"
+               else rules.max_backward(xn, g, axis, keepdims))
         np.testing.assert_allclose(got, x.grad.numpy(), atol=1e-12)
 
 
 def test_matmul_backward_and_numerical_gradient_agree():
     rng = np.random.default_rng(2)
     a, b, g = rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
-    ga, gb = reference.matmul_backward(a, b, g)
+    ga, gb = rules.matmul_backward(a, b, g)
     np.testing.assert_allclose(
         ga, numerical_gradient(lambda v: float(((v @ b) * g).sum()), a.copy()), atol=1e-6)
     np.testing.assert_allclose(
@@ -162,7 +162,7 @@ def test_matmul_rows_show_small_operands_and_the_expected_shapes_on_an_error():
 
 
 def test_the_docstrings_state_the_whole_contract():
-    assert "keepdims" in reference.max_backward.__doc__
+    assert "keepdims" in rules.max_backward.__doc__
     assert "bit for bit" in numerical_gradient.__doc__
 
 

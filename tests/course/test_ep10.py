@@ -56,10 +56,11 @@ def test_reference_passes(ref):
 
 def test_the_lessons_functions_count_as_the_learners_own(ref):
     """Inline exercises run as notebook cells are credited (defined in __main__); the
-    library exercise to_host, imported from stridegrad.backend, is not the learner's."""
+    library exercises to_host and pick_device, imported from stridegrad.backend, are not
+    the learner's."""
     result = run_checkpoint(CP, ref)
     refused = [r for r in result.rows if not r.passed]
-    assert {r.exercise for r in refused} == {"to_host"}, result
+    assert {r.exercise for r in refused} == {"to_host", "pick_device"}, result
     assert all("comes from stridegrad.backend" in r.message for r in refused), result
 
 
@@ -188,6 +189,27 @@ def test_to_host_is_the_backends_own(ref):
     assert ref["to_host"] is backend.to_host
     x = sa.asarray([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_array_equal(ref["to_host"](x), backend.to_numpy(x, "python"))
+
+
+def test_pick_device_is_the_backends_own_and_set_default_device_calls_it(ref, monkeypatch):
+    """The lesson's pick_device is the library's function itself, and a tuple given to
+    set_default_device goes through backend.pick_device, looked up when called."""
+    assert ref["pick_device"] is backend.pick_device
+    asked = []
+
+    def spy(prefer, *args, **kwargs):
+        asked.append(prefer)
+        return "python"
+
+    before = backend.get_default_device()
+    monkeypatch.setattr(backend, "pick_device", spy)
+    try:
+        backend.set_default_device(("tpu", "cpu"))
+        assert asked == [("tpu", "cpu")] and backend.get_default_device() == "python"
+        backend.set_default_device("cpu")  # one name: no choice to make
+        assert asked == [("tpu", "cpu")]
+    finally:
+        backend.set_default_device(before)
 
 
 def test_time_op_measures_real_host_time(ref):

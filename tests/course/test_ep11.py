@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import stridegrad as sg
-from stridegrad.course import compiler as C
+from stridegrad.compile import graph as C
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
@@ -214,7 +214,7 @@ def test_lesson_11_meets_the_lesson_standard():
 def test_cse_keeps_apart_constants_of_another_type_or_sign():
     """const(1) and const(1.0) differ in dtype, const(0.0) and const(-0.0) in 1 / x:
     merging either changes a result, so the lesson's pass keeps them apart."""
-    from stridegrad.course.compiler import eliminate_common_subexpressions, parse
+    from stridegrad.compile.graph import eliminate_common_subexpressions, parse
 
     g = parse("x = input()\na = const(value=1)\nb = const(value=1.0)\nc = const(value=-0.0)\n"
               "d = const(value=0.0)\ne = const(value=1)\nz = add(a, b)\nw = add(c, d)\n"

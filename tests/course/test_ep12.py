@@ -12,7 +12,7 @@ import pytest
 
 import stridegrad as sg
 import stridegrad.nn.functional as F
-from stridegrad.course import reference_conv as R
+from stridegrad.nn import im2col as R
 from stridegrad.course.build import reference_namespace
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson

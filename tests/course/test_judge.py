@@ -99,7 +99,7 @@ def test_observations_import_nothing_the_sandbox_hides(name):
 
 def test_library_values_go_by_value():
     import stridegrad.array as sa
-    from stridegrad.course.compiler import Graph, Op
+    from stridegrad.compile.graph import Graph, Op
 
     a = sa.asarray([[1.0, 2.0], [3.0, 4.0]]).T
     got = _round_trip(a)

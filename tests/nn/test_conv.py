@@ -188,7 +188,7 @@ FUSED_CASES = [
 
 def _lesson_conv(a, w, b, s, p, g):
     """Forward and (dx, dw, db) from lesson 12's own functions, one image at a time."""
-    from stridegrad.course import reference_conv as lesson
+    from stridegrad.nn import im2col as lesson
 
     oc, c, kh, kw = w.shape
     w2 = w.reshape(oc, c * kh * kw)
@@ -283,17 +283,20 @@ def test_numpy_path_computes_only_the_grads_asked_for():
     np.testing.assert_allclose(x.grad.numpy(), full[0], rtol=1e-12, atol=1e-12)
 
 
-def test_numpy_path_in_chunks_of_images(monkeypatch):
-    """The input gradient made one image at a time, and two at a time with a rest,
-    equals the one made in one pass."""
+def test_fast_path_in_chunks_of_images(monkeypatch):
+    """The fast path's output and input gradient made one image at a time, and two at a
+    time with a rest, equal those made in one pass."""
     rng = np.random.default_rng(29)
-    xs, ws, s, p = (5, 3, 6, 7), (4, 3, 3, 3), (1, 2), (1, 2)
+    xs, ws, s, p = (5, 3, 6, 7), (4, 3, 3, 3), (1, 1), (1, 2)
     arrays, g = _case_arrays(rng, xs, ws, s, p)
-    _, _, whole = _run_path(F.conv2d, arrays, g, s, p)
-    per_image = 3 * 3 * 3 * 6 * 5 * 8  # bytes of one image's input-gradient columns
+    monkeypatch.setattr(conv, "_CHUNK_BYTES", 1 << 30)
+    y, _, whole = _run_path(F.conv2d, arrays, g, s, p)
+    per_image = 3 * 3 * 3 * 6 * 9 * 8  # bytes of one image's columns (6 x 9 outputs)
     for chunk in (1, 2 * per_image):
         monkeypatch.setattr(conv, "_CHUNK_BYTES", chunk)
-        _, _, grads = _run_path(F.conv2d, arrays, g, s, p)
+        got_y, name, grads = _run_path(F.conv2d, arrays, g, s, p)
+        assert name == "ConvolutionBackward" and got_y.shape == (5, 4, 6, 9)
+        np.testing.assert_array_equal(got_y, y)
         for got, ref in zip(grads, whole):
             np.testing.assert_array_equal(got, ref)
 
@@ -328,6 +331,110 @@ def test_mixed_dtypes_take_the_composed_path():
     y = F.conv2d(x, w)
     assert y.grad_fn.name() != "ConvolutionBackward"
     assert y.dtype == conv._conv2d_composed(x, w, None, (1, 1), (0, 0)).dtype
+
+
+# --------------------------------------------------------------------------- lesson 12's functions, the fast path
+
+LESSON_12 = ["window_layout", "im2col", "conv2d", "col2im", "max_pool2d", "conv2d_input_grad"]
+
+
+def _spies(monkeypatch) -> dict:
+    """A counting spy in place of each of lesson 12's functions in ``stridegrad.nn.im2col``
+    (as ``stridegrad yours`` installs a learner's): the counts of their calls."""
+    from stridegrad.nn import im2col
+
+    counts = dict.fromkeys(LESSON_12, 0)
+
+    def spy_on(name, fn):
+        def spy(*args, **kwargs):
+            counts[name] += 1
+            return fn(*args, **kwargs)
+
+        return spy
+
+    for name in LESSON_12:
+        monkeypatch.setattr(im2col, name, spy_on(name, getattr(im2col, name)))
+    return counts
+
+
+def _step(xs, ws, s, p, dtype, seed=31, fn=F.conv2d):
+    arrays, g = _case_arrays(np.random.default_rng(seed), xs, ws, s, p, dtype)
+    return _run_path(fn, arrays, g, s, p)
+
+
+def test_the_library_runs_lesson_12s_functions_on_numpy(monkeypatch):
+    """On NumPy, a stride-2 conv2d runs the lesson's conv2d and im2col per image, its
+    backward conv2d_input_grad (and so col2im); max_pool2d runs the lesson's max_pool2d
+    once and col2im in its backward; window views are laid out by window_layout."""
+    counts = _spies(monkeypatch)
+    _step((3, 2, 7, 6), (4, 2, 3, 3), (2, 2), (1, 1), np.float32)
+    assert counts["conv2d"] == 3 and counts["conv2d_input_grad"] == 3
+    assert counts["im2col"] == 6 and counts["col2im"] == 3  # forward's and weight grad's
+    x = sg.tensor(np.random.default_rng(0).standard_normal((2, 3, 6, 6)), requires_grad=True)
+    before = dict(counts)
+    F.max_pool2d(x, 2).sum().backward()
+    assert counts["max_pool2d"] == before["max_pool2d"] + 1
+    assert counts["col2im"] == before["col2im"] + 1
+    before = dict(counts)
+    conv._windows(sg.tensor(np.zeros((1, 1, 4, 4)), device="python"), (2, 2), (1, 1))
+    assert counts["window_layout"] == before["window_layout"] + 1
+
+
+def test_the_fast_path_steps_aside_for_a_learners_function(monkeypatch):
+    """A 3x3 stride-1 layer takes the fast path (none of the lesson's functions), unless
+    one of lesson 12's functions is not the library's own: then it runs them, so that
+    a learner's im2col is what trains their CNN."""
+    from stridegrad.nn import im2col
+
+    assert conv._fast_path((3, 3), (1, 1)) and not conv._fast_path((3, 3), (2, 2))
+    assert not conv._fast_path((5, 5), (1, 1))
+    counts = _spies(monkeypatch)
+    assert not conv._fast_path((3, 3), (1, 1))
+    _step((2, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1), np.float32)
+    assert counts["conv2d"] == 2 and counts["conv2d_input_grad"] == 2
+    monkeypatch.undo()
+    assert conv._fast_path((3, 3), (1, 1))
+    counts = dict.fromkeys(LESSON_12, 0)
+    monkeypatch.setattr(im2col, "im2col", lambda *a, **k: counts.__setitem__("im2col", 1))
+    assert not conv._fast_path((3, 3), (1, 1))
+
+
+FAST_CASES = [
+    ((2, 3, 7, 5), (4, 3, 3, 3), (1, 1)),
+    ((3, 2, 6, 9), (5, 2, 3, 3), (0, 2)),  # no padding on one axis, odd and even sizes
+    ((1, 4, 3, 3), (2, 4, 3, 3), (0, 0)),  # one output position
+    ((9, 16, 12, 10), (32, 16, 3, 3), (1, 1)),  # the benchmark's channels, many chunks
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", FAST_CASES, ids=lambda c: f"{c[0]}*{c[1]}p{c[2]}")
+def test_the_fast_path_equals_lesson_12s_functions(monkeypatch, case, dtype):
+    """The fast path's output and three gradients equal those of the library's path
+    through lesson 12's functions (forced by a spy in the module), float32 to its
+    precision."""
+    xs, ws, p = case
+    y, name, grads = _step(xs, ws, (1, 1), p, dtype)
+    assert name == "ConvolutionBackward" and y.dtype == dtype
+    counts = _spies(monkeypatch)
+    ly, lname, lgrads = _step(xs, ws, (1, 1), p, dtype)
+    assert lname == "ConvolutionBackward" and counts["im2col"] == 2 * xs[0]  # fwd, weight
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for ours, lesson in zip([y, *grads], [ly, *lgrads]):
+        assert ours.dtype == lesson.dtype == dtype
+        scale = max(1.0, float(np.abs(lesson).max()))
+        np.testing.assert_allclose(ours, lesson, rtol=tol, atol=tol * scale)
+
+
+def test_max_pool_ties_share_the_gradient_evenly():
+    a = np.array([[[[1.0, 1.0, 0.0], [1.0, 0.0, 0.0], [2.0, 2.0, 2.0]]]])
+    for device in ("cpu", "python"):
+        x = sg.tensor(a, requires_grad=True, device=device)
+        F.max_pool2d(x, 2, 1).sum().backward()
+        # windows: three 1s (1/3 each); one 1; two 2s twice (1/2 each)
+        np.testing.assert_allclose(x.grad.numpy()[0, 0], [[1 / 3, 4 / 3, 0.0],
+                                                         [1 / 3, 0.0, 0.0],
+                                                         [0.5, 1.0, 0.5]], rtol=1e-12)
 
 
 # --------------------------------------------------------------------------- errors

@@ -4,6 +4,15 @@ Every binary function takes two arrays, or an array and a Python scalar on
 either side, broadcasts them (``layout.broadcast_shapes``) and returns a new
 contiguous array. Floating results follow IEEE 754 as NumPy does: ``1/0`` is
 ``inf``, ``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``, no exceptions.
+
+The values of the unary and binary functions are computed by lesson 03's kernels,
+called through the module (``layout.map_unary(op, view)``,
+``layout.map_binary(op, view1, view2)``) on the operands' own ``(storage, shape,
+strides, offset)``; what is around them is this module's: dtypes (promotion,
+casting the results), broadcasting (an operand that broadcasting stretches, or a
+scalar, becomes a list of its own of the result's shape: ``map_binary`` takes two
+views of one shape) and the IEEE fallbacks. ``where``, of three operands, gathers
+them itself.
 """
 
 from __future__ import annotations
@@ -64,14 +73,33 @@ def _operand_dtype(x1, x2) -> DType:
     return scalar_dtype(x2.dtype, x1)
 
 
-def _pair(x1, x2) -> tuple[list, list, tuple]:
-    """Broadcast two operands (a scalar is repeated) -> (values1, values2, shape)."""
+def _view(x: StridedArray) -> tuple:
+    """``x`` as lesson 03's view, ``(storage, shape, strides, offset)``: no copy."""
+    return (x._storage, x._shape, x._strides, x._offset)
+
+
+def _pair(x1, x2) -> tuple[tuple, tuple, tuple]:
+    """Broadcast two operands -> (view1, view2, shape), two views of the one shape.
+
+    An array of that shape is its own view; one that broadcasting stretches is
+    gathered (``gather``), and a scalar repeated, into a contiguous list of its own.
+    """
     if isinstance(x1, StridedArray) and isinstance(x2, StridedArray):
-        shape = x1.shape if x1.shape == x2.shape else layout.broadcast_shapes(x1.shape, x2.shape)
-        return gather(x1, shape), gather(x2, shape), shape
+        if x1._shape == x2._shape:
+            return _view(x1), _view(x2), x1._shape
+        shape = layout.broadcast_shapes(x1._shape, x2._shape)
+        row_major = layout.contiguous_strides(shape)
+        return tuple(_view(x) if x._shape == shape else (gather(x, shape), shape, row_major, 0)
+                     for x in (x1, x2)) + (shape,)
     if isinstance(x1, StridedArray):
-        return values(x1), [x2] * x1.size, x1.shape
-    return [x1] * x2.size, values(x2), x2.shape
+        return _view(x1), _filled(x2, x1), x1._shape
+    return _filled(x1, x2), _view(x2), x2._shape
+
+
+def _filled(value, like: StridedArray) -> tuple:
+    """A contiguous view of ``like``'s shape whose every element is the scalar ``value``."""
+    shape = like._shape
+    return ([value] * like._size, shape, layout.contiguous_strides(shape), 0)
 
 
 def _binary(name: str, x1, x2, op, safe=None, out_dtype=None, natural=False) -> StridedArray:
@@ -80,11 +108,11 @@ def _binary(name: str, x1, x2, op, safe=None, out_dtype=None, natural=False) -> 
     dtype = _operand_dtype(x1, x2) if out_dtype is None else out_dtype
     a, b, shape = _pair(x1, x2)
     try:
-        out = list(map(op, a, b))
+        out = layout.map_binary(op, a, b)
     except (ZeroDivisionError, OverflowError, ValueError):
         if safe is None:
             raise
-        out = list(map(safe, a, b))
+        out = layout.map_binary(safe, a, b)
     if not natural and (_kind_of(x1) != dtype.kind or _kind_of(x2) != dtype.kind):
         out = cast_values(out, dtype)
     return from_values(out, shape, dtype)
@@ -99,13 +127,13 @@ def _require_array(name: str, x) -> StridedArray:
 def _unary(name: str, x, op, safe=None, to_float=False, out_dtype=None) -> StridedArray:
     _require_array(name, x)
     dtype = out_dtype or (x.dtype if not to_float or x.dtype.kind == "f" else float64)
-    vals = values(x)
+    view = _view(x)
     try:
-        out = list(map(op, vals))
+        out = layout.map_unary(op, view)
     except (ZeroDivisionError, OverflowError, ValueError):
         if safe is None:
             raise
-        out = list(map(safe, vals))
+        out = layout.map_unary(safe, view)
     if to_float and x.dtype.kind != "f":
         out = cast_values(out, dtype)
     return from_values(out, x.shape, dtype)

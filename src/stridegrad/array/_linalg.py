@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import math
-import operator
-
 from . import layout
-from ._core import StridedArray, cast_values, from_values, values, view
+from ._core import StridedArray, cast_values, from_values, values
 from ._dtypes import result_type
 
 __all__ = ["matmul", "vecdot", "tensordot"]
-
-_mul = operator.mul
-_sumprod = getattr(math, "sumprod", None)  # Python >= 3.12: one C loop per dot product
 
 
 def _require(name: str, x) -> StridedArray:
@@ -21,10 +15,27 @@ def _require(name: str, x) -> StridedArray:
     return x
 
 
-def _runs(vals: list, k: int, count: int) -> list[list]:
-    if k == 0:
-        return [[] for _ in range(count)]
-    return [vals[i : i + k] for i in range(0, len(vals), k)]
+def _from_zero(x: StridedArray, shape: tuple, strides: tuple) -> tuple[list, tuple]:
+    """``x``'s storage and strides read from position 0, as lesson 05's kernels take
+    them: its own storage when its view starts there (no stride below 0), else a
+    row-major copy."""
+    if x.offset == 0 and min(strides, default=0) >= 0:
+        return x._storage, strides
+    return values(x), layout.contiguous_strides(shape)
+
+
+def _one_batch(store: list, shape: tuple, strides: tuple, batch: tuple) -> tuple[list, tuple]:
+    """Strides of the ``(numel(batch), n, k)`` view of an operand of shape ``shape``
+    (its batch axes broadcast to ``batch``, then made one); a row-major copy of the
+    broadcast operand when no single batch stride reads it."""
+    inner, lead = shape[-2:], len(shape) - 2
+    bstrides = layout.broadcast_strides(shape[:lead], strides[:lead], batch)
+    one = layout.reshape_strides(batch, bstrides, (layout.numel(batch),))
+    if one is not None:
+        return store, one + strides[lead:]
+    full = batch + inner
+    copy = [store[p] for p in layout.iter_offsets(full, bstrides + strides[lead:], 0)]
+    return copy, (inner[0] * inner[1],) + layout.contiguous_strides(inner)
 
 
 def matmul(x1, x2, /) -> StridedArray:
@@ -68,27 +79,15 @@ def matmul(x1, x2, /) -> StridedArray:
             f"({a_batch} and {b_batch})"
         ) from None
 
-    bt_shape = b_batch + (m, k)
-    bt_strides = b_strides[:-2] + (b_strides[-1], b_strides[-2])
-    rows = _runs(values(view(x1, a_shape, a_strides, x1.offset)), k, layout.numel(a_batch) * n)
-    cols = _runs(values(view(x2, bt_shape, bt_strides, x2.offset)), k, layout.numel(b_batch) * m)
-
-    # which stored matrix each output batch reads (broadcast batch -> own batch)
-    a_idx = layout.iter_offsets(
-        batch, layout.broadcast_strides(a_batch, layout.contiguous_strides(a_batch), batch))
-    b_idx = layout.iter_offsets(
-        batch, layout.broadcast_strides(b_batch, layout.contiguous_strides(b_batch), batch))
-
-    out: list = []
-    if _sumprod is not None:
-        dot = _sumprod
-    else:
-        def dot(r, c):
-            return sum(map(_mul, r, c))
-    for ia, ib in zip(a_idx, b_idx):
-        bcols = cols[ib * m : (ib + 1) * m]
-        for r in rows[ia * n : (ia + 1) * n]:
-            out.extend([dot(r, c) for c in bcols])
+    a_store, a_strides = _from_zero(x1, a_shape, a_strides)
+    b_store, b_strides = _from_zero(x2, b_shape, b_strides)
+    if not batch:  # two matrices: lesson 05's matmul_2d
+        out = layout.matmul_2d(a_store, (n, k), a_strides, b_store, (k, m), b_strides)
+    else:  # lesson 05's batched_matmul, the batch axes made one
+        a_store, a3 = _one_batch(a_store, a_shape, a_strides, batch)
+        b_store, b3 = _one_batch(b_store, b_shape, b_strides, batch)
+        size = layout.numel(batch)
+        out = layout.batched_matmul(a_store, (size, n, k), a3, b_store, (size, k, m), b3)
     if dtype.kind == "b" or k == 0:  # sums of bools are ints; an empty sum is int 0
         out = cast_values(out, dtype)
 

@@ -1,14 +1,20 @@
 """Reductions over ``axis`` (None, an int, a negative int, or a tuple), with ``keepdims``.
 
-The reduced axes are moved last by a permuted gather of storage offsets, so each
-output element reduces one contiguous run of the gathered list.
+Every reduction is lesson 03's ``reduce_axis``, called through the module
+(``layout.reduce_axis(fn, view, axis)``): ``fn`` maps the list of values along the
+reduced axis (a *lane*, in index order) to one value, and this module supplies it
+(``builtins.sum`` from the accumulation dtype's zero, ``max`` with NumPy's nan rule,
+...). One axis is reduced on the array's own ``(storage, shape, strides, offset)``.
+Several axes are first gathered, the reduced ones last, into a list seen as
+``(outputs, lane length)``, so that each output reduces one row of it; a
+contiguous array whose reduced axes are its last (or its first) ones is seen that
+way (or as ``(lane length, outputs)``, a lane per column) without a copy.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
-import operator
 
 from . import layout
 from ._core import StridedArray, cast_values, from_values, normalize_axes, normalize_axis, values
@@ -30,51 +36,36 @@ def _require(name: str, x) -> StridedArray:
     return x
 
 
-def _groups(x: StridedArray, axis, keepdims: bool):
-    """Gather ``x`` with the reduced axes last -> (runs, run length, output shape)."""
+def _reduce(fn, x: StridedArray, axis, keepdims: bool) -> tuple[list, tuple]:
+    """``fn`` of every lane of ``x`` over ``axis`` -> (values, shape), by ``layout.reduce_axis``."""
     axes = normalize_axes(axis, x.ndim)
+    if len(axes) == 1:
+        return layout.reduce_axis(fn, (x._storage, x._shape, x._strides, x._offset), axes[0],
+                                  keepdims)
+    # several axes (or none, for a 0-d array): the reduced axes last, one row per output
     reduced = set(axes)
     kept = [k for k in range(x.ndim) if k not in reduced]
     order = kept + sorted(reduced)
-    if order == list(range(x.ndim)):
-        vals = values(x)
+    k = layout.numel(tuple(x._shape[a] for a in reduced))
+    n_out = layout.numel(tuple(x._shape[a] for a in kept))
+    contiguous = layout.is_contiguous(x._shape, x._strides)
+    if contiguous and order == list(range(x.ndim)):  # the last axes: a lane is a row
+        out, _ = layout.reduce_axis(fn, (x._storage, (n_out, k), (k, 1), x._offset), 1)
+    elif contiguous and sorted(reduced) == list(range(len(reduced))):  # the first: a column
+        out, _ = layout.reduce_axis(fn, (x._storage, (k, n_out), (n_out, 1), x._offset), 0)
     else:
-        shape = tuple(x.shape[k] for k in order)
-        strides = tuple(x.strides[k] for k in order)
-        vals = list(map(x.storage.__getitem__, layout.iter_offsets(shape, strides, x.offset)))
-    k = layout.numel(tuple(x.shape[a] for a in reduced))
-    n_out = layout.numel(tuple(x.shape[a] for a in kept))
+        shape = tuple(x._shape[a] for a in order)
+        strides = tuple(x._strides[a] for a in order)
+        vals = list(map(x._storage.__getitem__, layout.iter_offsets(shape, strides, x._offset)))
+        out, _ = layout.reduce_axis(fn, (vals, (n_out, k), (k, 1), 0), 1)
     if keepdims:
-        out_shape = tuple(1 if a in reduced else d for a, d in enumerate(x.shape))
-    else:
-        out_shape = tuple(x.shape[a] for a in kept)
-    if k == 0:
-        runs = [[] for _ in range(n_out)]
-    elif n_out == 1:
-        runs = [vals]
-    else:
-        runs = [vals[i : i + k] for i in range(0, len(vals), k)]
-    return runs, k, out_shape
+        return out, tuple(1 if a in reduced else d for a, d in enumerate(x._shape))
+    return out, tuple(x._shape[a] for a in kept)
 
 
-def _sum_leading(x: StridedArray, axis, keepdims: bool):
-    """Fast path: sum over leading axes of a contiguous array by adding whole rows.
-
-    Adds row after row with ``map(operator.add, ...)`` (same order as the general
-    path, so the same rounding) -> (values, shape), or (None, None) if it does not apply.
-    """
-    axes = normalize_axes(axis, x.ndim)
-    r = len(axes)
-    if not (0 < r < x.ndim and sorted(axes) == list(range(r)) and x.size
-            and x.dtype.kind != "b" and layout.is_contiguous(x.shape, x.strides)):
-        return None, None
-    vals = values(x)
-    m = layout.numel(x.shape[r:])
-    acc = vals[:m]
-    for i in range(m, len(vals), m):
-        acc = list(map(operator.add, acc, vals[i : i + m]))
-    shape = (1,) * r + x.shape[r:] if keepdims else x.shape[r:]
-    return acc, shape
+def _lane_length(x: StridedArray, axis) -> int:
+    """How many values each output of a reduction over ``axis`` reduces."""
+    return layout.numel(tuple(x.shape[a] for a in normalize_axes(axis, x.ndim)))
 
 
 def _sum_dtype(x, dtype):
@@ -93,12 +84,8 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> StridedArray:
     """
     _require("sum", x)
     out_dtype = _sum_dtype(x, dtype)
-    out, shape = _sum_leading(x, axis, keepdims)
-    if out is None:
-        runs, _, shape = _groups(x, axis, keepdims)
-        out = [_bsum(r, 0.0 if out_dtype.kind == "f" else 0) for r in runs]
-    elif out_dtype.kind == "f" and x.dtype.kind != "f":
-        out = list(map(float, out))
+    zero = 0.0 if out_dtype.kind == "f" else 0
+    out, shape = _reduce(lambda lane: _bsum(lane, zero), x, axis, keepdims)
     if _needs_cast(x.dtype, out_dtype):
         out = cast_values(out, out_dtype)
     return from_values(out, shape, out_dtype)
@@ -113,8 +100,8 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False) -> StridedArray:
     """Product over ``axis``; same shapes as ``sum``. An empty product is 1."""
     _require("prod", x)
     out_dtype = _sum_dtype(x, dtype)
-    runs, _, shape = _groups(x, axis, keepdims)
-    out = [math.prod(r, start=1.0 if out_dtype.kind == "f" else 1) for r in runs]
+    one = 1.0 if out_dtype.kind == "f" else 1
+    out, shape = _reduce(lambda lane: math.prod(lane, start=one), x, axis, keepdims)
     if _needs_cast(x.dtype, out_dtype):
         out = cast_values(out, out_dtype)
     return from_values(out, shape, out_dtype)
@@ -136,15 +123,16 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False) -> StridedArray:
     """Variance over ``axis`` with ``correction`` degrees of freedom removed; shapes as ``sum``."""
     _require("var", x)
     out_dtype = x.dtype if x.dtype.kind == "f" else float64
-    runs, k, shape = _groups(x, axis, keepdims)
+    k = _lane_length(x, axis)
     denom = k - correction
-    out = []
-    for r in runs:
+
+    def variance(lane):
         if k == 0 or denom <= 0:
-            out.append(math.nan)
-            continue
-        m = _bsum(r, 0.0) / k
-        out.append(_bsum([(v - m) * (v - m) for v in r], 0.0) / denom)
+            return math.nan
+        m = _bsum(lane, 0.0) / k
+        return _bsum([(v - m) * (v - m) for v in lane], 0.0) / denom
+
+    out, shape = _reduce(variance, x, axis, keepdims)
     return from_values(out, shape, out_dtype)
 
 
@@ -161,15 +149,16 @@ def _has_nan(run) -> bool:
 
 def _extreme(name, pick, x, axis, keepdims):
     _require(name, x)
-    runs, k, shape = _groups(x, axis, keepdims)
-    if k == 0:
+    if _lane_length(x, axis) == 0:
         raise ValueError(
             f"{name}: zero-size array to reduction operation {name} which has no identity "
             f"(shape {x.shape}, axis {axis})"
         )
-    out = [pick(r) for r in runs]
     if x.dtype.kind == "f":
-        out = [math.nan if _has_nan(r) else v for r, v in zip(runs, out)]
+        out, shape = _reduce(lambda lane: math.nan if _has_nan(lane) else pick(lane), x, axis,
+                             keepdims)
+    else:
+        out, shape = _reduce(pick, x, axis, keepdims)
     return from_values(out, shape, x.dtype)
 
 
@@ -192,15 +181,16 @@ def _arg(name, pick, x, axis, keepdims):
             return from_values(values(out), (1,) * x.ndim, int64)
         return out
     axis = normalize_axis(axis, x.ndim)
-    runs, k, shape = _groups(x, axis, keepdims)
-    if k == 0:
+    if x.shape[axis] == 0:
         raise ValueError(f"{name}: attempt to get {name} of an empty sequence (shape {x.shape})")
-    out = []
-    for r in runs:
-        if x.dtype.kind == "f" and _has_nan(r):
-            out.append(next(i for i, v in enumerate(r) if v != v))
-        else:
-            out.append(r.index(pick(r)))
+    floating = x.dtype.kind == "f"
+
+    def position(lane):
+        if floating and _has_nan(lane):
+            return next(i for i, v in enumerate(lane) if v != v)
+        return lane.index(pick(lane))
+
+    out, shape = _reduce(position, x, axis, keepdims)
     return from_values(out, shape, int64)
 
 
@@ -217,15 +207,15 @@ def argmin(x, /, *, axis=None, keepdims=False) -> StridedArray:
 def any(x, /, *, axis=None, keepdims=False) -> StridedArray:
     """Whether any element over ``axis`` is true; shapes as ``sum``, dtype bool."""
     _require("any", x)
-    runs, _, shape = _groups(x, axis, keepdims)
-    return from_values([_bany(r) for r in runs], shape, bool_)
+    out, shape = _reduce(_bany, x, axis, keepdims)
+    return from_values(out, shape, bool_)
 
 
 def all(x, /, *, axis=None, keepdims=False) -> StridedArray:
     """Whether every element over ``axis`` is true; shapes as ``sum``, dtype bool."""
     _require("all", x)
-    runs, _, shape = _groups(x, axis, keepdims)
-    return from_values([_ball(r) for r in runs], shape, bool_)
+    out, shape = _reduce(_ball, x, axis, keepdims)
+    return from_values(out, shape, bool_)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> StridedArray:

@@ -49,6 +49,8 @@ __all__ = [
     "map_binary",
     "sum_axis",
     "reduce_axis",
+    "matmul_2d",
+    "batched_matmul",
 ]
 
 
@@ -524,8 +526,13 @@ def iter_offsets(shape: Shape, strides: Strides, offset: int = 0) -> list[int]:
 
 # ---------------------------------------------------------------------------
 # Kernels over flat storage (lesson 03): each reads a view through its layout
-# and writes a fresh row-major list. StridedArray's own ops do the same with a
-# few more shortcuts.
+# and writes a fresh row-major list. The strided array's elementwise functions
+# run map_unary and map_binary, and its reductions reduce_axis (as
+# ``layout.map_unary(...)``, so that ``stridegrad yours`` can swap in a learner's).
+# For the library's speed each takes a shortcut the lesson does not ask for: a
+# contiguous view is one run of its storage, read as a slice (no offsets to list),
+# and reduce_axis reads a lane with a positive stride as one strided slice. A
+# shortcut gives the same values, in the same order, with fn called the same way.
 
 
 def map_unary(fn, x: View) -> list:
@@ -548,6 +555,10 @@ def map_unary(fn, x: View) -> list:
         [0, -2, -1, -3]
     """
     storage, shape, strides, offset = x
+    if tuple(strides) == contiguous_strides(shape):  # contiguous: one run, in order
+        n = numel(shape)
+        run = storage if offset == 0 and len(storage) == n else storage[offset:offset + n]
+        return list(map(fn, run))
     return [fn(storage[p]) for p in iter_offsets(shape, strides, offset)]
 
 
@@ -577,8 +588,16 @@ def map_binary(fn, x: View, y: View) -> list:
     if tuple(x_shape) != tuple(y_shape):
         raise ValueError(f"shapes {tuple(x_shape)} and {tuple(y_shape)} differ: "
                          "an elementwise op needs equal shapes")
-    return [fn(xs[p], ys[q]) for p, q in zip(iter_offsets(x_shape, x_strides, x_offset),
-                                             iter_offsets(y_shape, y_strides, y_offset))]
+    n, row_major = numel(x_shape), contiguous_strides(x_shape)
+    runs = []  # the values of each view, in row-major order
+    for storage, strides, offset in ((xs, x_strides, x_offset), (ys, y_strides, y_offset)):
+        if tuple(strides) != row_major:  # read through the strides
+            runs.append(list(map(storage.__getitem__, iter_offsets(x_shape, strides, offset))))
+        elif offset == 0 and len(storage) == n:  # contiguous, all of its storage
+            runs.append(storage)
+        else:  # contiguous: one run of its storage
+            runs.append(storage[offset:offset + n])
+    return list(map(fn, runs[0], runs[1]))
 
 
 def sum_axis(x: View, axis: int, keepdims: bool = False) -> tuple[list, Shape]:
@@ -654,7 +673,90 @@ def reduce_axis(fn, x: View, axis: int, keepdims: bool = False) -> tuple[list, S
     rest_shape = shape[:axis] + shape[axis + 1:]
     rest_strides = strides[:axis] + strides[axis + 1:]
     size, step = shape[axis], strides[axis]
-    values = [fn([storage[start + j * step] for j in range(size)])
-              for start in iter_offsets(rest_shape, rest_strides, offset)]
+    starts = iter_offsets(rest_shape, rest_strides, offset)
+    if step > 0:  # a lane is a strided slice of the storage
+        span = size * step
+        values = [fn(storage[start:start + span:step]) for start in starts]
+    else:
+        values = [fn([storage[start + j * step] for j in range(size)]) for start in starts]
     out_shape = shape[:axis] + (1,) + shape[axis + 1:] if keepdims else rest_shape
     return values, out_shape
+
+
+# ---------------------------------------------------------------------------
+# Matrix products over flat storage (lesson 05): the strided array's matmul calls
+# these. Each reads its operands through their strides where they lie (a transposed
+# or broadcast operand is never copied first) and writes a fresh row-major list.
+
+def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
+              b: list, b_shape: Shape, b_strides: Strides) -> list:
+    """Matrix product of two rank-2 strided arrays over flat storage.
+
+    Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
+    lists read through any strides >= 0 (transposed, stepped or broadcast
+    views, 0 included), each starting at position 0 of its storage. Any sizes,
+    0 included.
+    Returns a new list, the flat row-major storage of the product: element
+    ``i * m + j`` is the dot product of row ``i`` of ``a`` and column ``j`` of
+    ``b``, a sum that starts at 0 (an int when the numbers are ints; 0 when
+    ``k`` is 0).
+
+    The library's strided array calls it for every product of two matrices
+    (``sa.matmul``, ``@``); the library's version reads row ``i`` and column ``j``
+    as two slices of storage first (``a[i * s0 : ... : s1]``), then sums their
+    products in order, which is the same sum as a loop over ``p``, faster in Python.
+
+    Raises:
+        ValueError: naming both shapes, if the inner sizes differ.
+
+    Example:
+        >>> matmul_2d([1, 2, 3, 4], (2, 2), (2, 1), [1, 0, 0, 1], (2, 2), (2, 1))
+        [1, 2, 3, 4]
+    """
+    (n, k), (k2, m) = a_shape, b_shape
+    if k != k2:
+        raise ValueError(f"matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} are not "
+                         f"aligned: {k} != {k2}")
+    (s0, s1), (t0, t1) = a_strides, b_strides
+    # row i of a and column j of b, each read as one slice of storage (a stride of
+    # 0, a broadcast axis, reads one value k times)
+    rows = [a[i * s0 : i * s0 + k * s1 : s1] if s1 else a[i * s0 : i * s0 + 1] * k
+            for i in range(n)]
+    cols = [b[j * t1 : j * t1 + k * t0 : t0] if t0 else b[j * t1 : j * t1 + 1] * k
+            for j in range(m)]
+    # each dot product a sum from 0, in order, by one call that loops in C
+    return [sum(map(operator.mul, row, col)) for row in rows for col in cols]
+
+
+def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
+                   b: list, b_shape: Shape, b_strides: Strides) -> list:
+    """Batched matrix product of two rank-3 strided arrays over flat storage.
+
+    Shape contract: ``(B, n, k) @ (B, k, m) -> (B, n, m)``, matrix ``t`` of
+    the result being ``a[t] @ b[t]``. Any strides >= 0, 0 included (a batch
+    stride of 0 shares one matrix across the batch), each array starting at
+    position 0 of its storage; any sizes, 0 included. Returns a new list, the
+    flat row-major storage of the result, each element a dot product as in
+    ``matmul_2d``.
+
+    The library's strided array calls it for every product with batch dimensions
+    (several batch axes are first made one); the library's version reads each row
+    and column as a slice, as its ``matmul_2d`` does.
+
+    Raises:
+        ValueError: naming both shapes, if the batch sizes or the inner sizes differ.
+    """
+    (nb, n, k), (nb2, k2, m) = a_shape, b_shape
+    if nb != nb2 or k != k2:
+        raise ValueError(f"batched matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} do not "
+                         "match: batch sizes and inner sizes must be equal")
+    (s0, s1, s2), (t0, t1, t2) = a_strides, b_strides
+    out = []
+    for t in range(nb):
+        at, bt = t * s0, t * t0  # where matrix t of each operand starts
+        rows = [a[at + i * s1 : at + i * s1 + k * s2 : s2] if s2 else
+                a[at + i * s1 : at + i * s1 + 1] * k for i in range(n)]
+        cols = [b[bt + j * t2 : bt + j * t2 + k * t1 : t1] if t1 else
+                b[bt + j * t2 : bt + j * t2 + 1] * k for j in range(m)]
+        out += [sum(map(operator.mul, row, col)) for row in rows for col in cols]
+    return out

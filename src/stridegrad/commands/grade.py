@@ -120,6 +120,22 @@ def configure(p):
                         "machine, whoever submitted); one run per machine, then stridegrad "
                         "grade merge")
     add_limit_flags(p)
+    from stridegrad.course.grader import MILESTONE_TIMEOUT
+
+    p.add_argument("--yours", action="store_true",
+                   help="also run the lesson's milestone (the lessons that end with "
+                        "milestone(\"NN\"): what the lesson built, e.g. the digits trained "
+                        "to 95%%) on each student's own "
+                        "functions of the exercises that passed all their tests, the "
+                        "reference everywhere else, in the student's sandbox after the tests: "
+                        "a 'milestone' column in <assignment>/milestone.csv and gradebook.csv "
+                        "('97.2%% (goal 95%%)', 'short: ...', 'stopped: ...') and a paragraph "
+                        "of the feedback. Advisory: not points; computed in the student's "
+                        "sandbox, so a notebook could forge it. A lesson without a milestone "
+                        "is graded without it (one line says so)")
+    p.add_argument("--milestone-timeout", type=float, default=MILESTONE_TIMEOUT, metavar="S",
+                   help="seconds the milestone may take per student with --yours; past it, "
+                        f"the column says 'stopped: ...' (default {MILESTONE_TIMEOUT:g})")
     p.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                    help="run notebooks with your own rights, outside the sandbox "
                         "(only for code you trust; stated in the summary and the CSVs)")
@@ -159,7 +175,8 @@ def run(args) -> int:
               test_timeout=args.test_timeout, show_extra_tests=args.show_extra_tests,
               students=args.student, roster=args.roster, sandbox=args.sandbox,
               progress=progress, shard=args.shard, keep=args.keep, points=args.points,
-              replace_tests=replace)
+              replace_tests=replace, yours=args.yours,
+              milestone_timeout=args.milestone_timeout)
     except GradeError as exc:
         progress.close()
         raise CommandError(str(exc)) from None

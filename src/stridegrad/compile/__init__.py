@@ -6,7 +6,9 @@ name                               what it is
 ``compile(fn)``                    trace on the first call per input signature, optimize,
                                    replay; ``@compile`` works as a decorator
 ``trace(fn, args)``                run ``fn`` once on tracers -> ``(Graph, TraceResult)``
-``Graph``, ``Node``                the IR: nodes with op, inputs, attrs, shape, dtype
+``Graph``, ``Node``                the trace's IR: nodes with op, inputs, attrs, shape, dtype
+``graph`` (module)                 the passes' IR (``Op``, ``Graph``) and lesson 11's
+                                   exercises, which the passes below and every replay run
 ``constant_fold``                  pass: compute constant-only nodes once
 ``eliminate_dead_code``            pass: drop nodes no output needs
 ``eliminate_common_subexpressions``  pass: compute each distinct expression once

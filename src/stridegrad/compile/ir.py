@@ -34,7 +34,7 @@ import numpy as np
 from stridegrad.compile import kernels as _kernels
 from stridegrad.compile import ops as _ops
 
-__all__ = ["VIEW_OPS", "Graph", "Node", "dtype_name"]
+__all__ = ["VIEW_OPS", "Graph", "Node", "dtype_name", "literal_text"]
 
 # ops that make a view (no new array, no pass over the data) on NumPy
 VIEW_OPS = frozenset(["reshape", "permute_dims", "mT", "T", "getitem", "broadcast_to",
@@ -70,7 +70,8 @@ class Node:
         return f"<Node {self.name} = {self.op} {dtype_name(self.dtype)}{list(self.shape)}>"
 
 
-def _literal(v: Any) -> str:
+def literal_text(v: Any) -> str:
+    """How a table shows a literal argument: ``2.0``, ``0:2``, ``...``, ``array[3]``."""
     if isinstance(v, float):
         return repr(v)
     if isinstance(v, slice):
@@ -79,7 +80,7 @@ def _literal(v: Any) -> str:
     if v is Ellipsis:
         return "..."
     if isinstance(v, tuple):
-        return "(" + ", ".join(_literal(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+        return "(" + ", ".join(literal_text(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     if _ops.is_array(v):
         return f"array{list(v.shape)}"
     if isinstance(v, (type, np.dtype)):
@@ -192,12 +193,12 @@ class Graph:
 
             return kernels.expression(n.attrs["program"], [self._ref(a) for a in n.inputs])
         parts = [self._ref(a) for a in n.inputs]
-        parts += [f"{k}={_literal(v)}" for k, v in n.attrs.items()]
+        parts += [f"{k}={literal_text(v)}" for k, v in n.attrs.items()]
         return ", ".join(parts)
 
     @staticmethod
     def _ref(a: Any) -> str:
-        return a.name if isinstance(a, Node) else _literal(a)
+        return a.name if isinstance(a, Node) else literal_text(a)
 
     def table(self) -> str:
         """The graph as a readable table, one node per line."""
@@ -258,61 +259,30 @@ class Graph:
 
     # ---- running
     def _make_plan(self) -> tuple:
-        index = {id(n): i for i, n in enumerate(self.nodes)}
-        last: dict[int, int] = {}
-        for i, n in enumerate(self.nodes):
-            for a in n.inputs:
-                if isinstance(a, Node):
-                    last[index[id(a)]] = i
-        keep = {index[id(o)] for o in self.outputs if isinstance(o, Node)}
-        xp = self.xp
-        steps = []
-        n_ph = 0
-        for i, n in enumerate(self.nodes):
-            if n.op == "placeholder":
-                n_ph += 1
-                continue
-            refs = tuple(index[id(a)] if isinstance(a, Node) else None for a in n.inputs)
-            lits = tuple(None if isinstance(a, Node) else a for a in n.inputs)
-            free = tuple(sorted({j for j in refs if j is not None
-                                 and last.get(j) == i and j not in keep}))
-            steps.append((i, n.op, refs, lits, n.attrs, free))
-        del xp
-        ph = [index[id(n)] for n in self.nodes if n.op == "placeholder"]
-        outs = tuple((index[id(o)], self.nodes[index[id(o)]].op == "constant")
-                     if isinstance(o, Node) else (None, o) for o in self.outputs)
-        return ph, steps, outs
+        from stridegrad.compile import lowering
+
+        ops, _ = lowering.lower(self)
+        copies = tuple(k for k, o in enumerate(self.outputs)
+                       if isinstance(o, Node) and o.op == "constant")
+        return ops, tuple(ops.inputs), copies
 
     def run(self, inputs: list) -> list:
         """Evaluate the graph on real arrays (one per placeholder, in order); return outputs.
 
-        Each value is dropped as soon as its last user has run, so memory stays at
-        what the live values need. Constant outputs are copied (callers may write
-        to them).
+        The graph is lowered once into the pass IR (:mod:`stridegrad.compile.lowering`)
+        and replayed by :func:`stridegrad.compile.graph.run_graph` on this graph's
+        backend, called through its module (lesson 11's exercise). Constant outputs are
+        copied (callers may write to them).
         """
+        from stridegrad.compile import graph as pass_ir
+
         if self._plan is None:
             self._plan = self._make_plan()
-        ph, steps, outs = self._plan
-        if len(inputs) != len(ph):
-            raise ValueError(f"the graph has {len(ph)} placeholders, got {len(inputs)} inputs")
-        vals: list[Any] = [None] * len(self.nodes)
-        for j, v in zip(ph, inputs):
-            vals[j] = v
-        xp = self.xp
-        evaluate = _ops.evaluate
-        for i, op, refs, lits, attrs, free in steps:
-            if op == "constant":
-                vals[i] = attrs["value"]
-                continue
-            args = [vals[r] if r is not None else lit for r, lit in zip(refs, lits)]
-            vals[i] = evaluate(op, xp, tuple(args), attrs)
-            for j in free:
-                vals[j] = None
-        result = []
-        for j, lit in outs:
-            if j is None:
-                result.append(lit)
-            else:
-                v = vals[j]
-                result.append(xp.asarray(v, copy=True) if lit else v)
+        ops, names, copies = self._plan
+        if len(inputs) != len(names):
+            raise ValueError(f"the graph has {len(names)} placeholders, got {len(inputs)} inputs")
+        with pass_ir.on_backend(self.xp):
+            result = list(pass_ir.run_graph(ops, dict(zip(names, inputs))))
+        for k in copies:
+            result[k] = self.xp.asarray(result[k], copy=True)
         return result

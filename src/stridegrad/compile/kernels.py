@@ -3,7 +3,9 @@
 A fused node carries a :class:`Program`: its steps in order, each step an op
 with arguments that name a kernel input (``("in", k)``), an earlier step
 (``("s", j)``) or a literal (``("lit", 2.0)``), and the step's shape and dtype
-as tracing saw them. The program is run by the backend of the arrays:
+as tracing saw them. It is made from the body of a ``fused`` op of the pass IR
+(:func:`stridegrad.compile.lowering.raise_graph`), and run by the backend of the
+arrays:
 
 * **cpu** (NumPy): each step is a ufunc call with ``out=`` a buffer; a buffer
   whose value is dead is reused by the next step of its shape and dtype, so a
@@ -29,7 +31,7 @@ import numpy as np
 
 from stridegrad.compile import ops as _ops
 
-__all__ = ["Program", "cuda_source", "expression", "run_fused", "scratch_buffers"]
+__all__ = ["Program", "cuda_source", "expression", "generates", "run_fused", "scratch_buffers"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,23 @@ class Program:
     @property
     def dtype(self) -> Any:
         return self.steps[-1][4]
+
+
+def generates(op: str, dtype: Any, xp: Any) -> bool:
+    """Whether a fused kernel on namespace ``xp`` can run the elementwise ``op`` whose
+    result has ``dtype`` (a fused op with a step it cannot run is not made).
+
+    Every backend runs every elementwise op, but the python backend's generated loop
+    only reproduces ``stridegrad.array``'s float arithmetic exactly: there integer and
+    boolean arithmetic keep their own rules and stay unfused (comparisons, and casts to
+    bool, are fine).
+    """
+    if op not in _ops.ELEMENTWISE:
+        return False
+    if getattr(xp, "__name__", "") == "stridegrad.array":
+        kind = getattr(dtype, "kind", "")
+        return kind == "f" or op in _ops.COMPARISONS or (op == "astype" and kind == "b")
+    return True
 
 
 # --------------------------------------------------------------------------- printing

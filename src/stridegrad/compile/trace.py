@@ -199,6 +199,12 @@ class Tracer:
     def __abs__(self) -> Tracer:
         return self._ctx.record("absolute", (self,), {})
 
+    def __array_namespace__(self, api_version: str | None = None) -> Any:
+        """The namespace code asks a tracer for (``backend.array_namespace(a)``): one
+        that records into the running trace, on its backend (the same object for every
+        trace, since callers may cache it by type)."""
+        return _RUNNING
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # never hand NumPy an __array_interface__ of the value
             raise AttributeError(name)
@@ -281,6 +287,24 @@ class TraceNamespace:
         return f"<TraceNamespace of {self._real!r}>"
 
 
+class _RunningNamespace:
+    """The trace namespace of the running trace's backend, looked up at each use."""
+
+    __name__ = "traced namespace of the running trace"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        ctx = _ctx()
+        if ctx.xp is None:
+            raise _break("an array namespace asked for before any array was seen")
+        return getattr(_trace_namespace(ctx.xp), name)
+
+    def __repr__(self) -> str:
+        return "<the running trace's namespace>"
+
+
+_RUNNING = _RunningNamespace()
 _namespaces: dict[int, tuple[Any, TraceNamespace]] = {}
 
 

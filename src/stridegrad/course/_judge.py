@@ -22,6 +22,13 @@ lines it got, then one result line with the token. A worker that dies before its
 cells finish leaves no result line (exit 3): the grader then reads the worker's exit.
 The judge limits its own address space (a notebook can make the judge's objects work
 for it through the tests' handles, never without bound).
+
+With ``milestone`` in its config (``stridegrad grade --yours``), once every verdict is
+made the judge asks the worker to run the lesson's milestone on the notebook's functions
+of the exercises that passed all their tests, the reference everywhere else
+(:func:`run_milestone_step`, :mod:`stridegrad.course.observe.milestone`), within a limit
+of its own; the answer (plain data, computed in the notebook's process: advisory, never
+points) goes into the result line as ``milestone``.
 """
 
 from __future__ import annotations
@@ -296,6 +303,69 @@ def _redefined(checkpoint, result, earlier: list, channel, test_timeout: float,
                    namespace={}, require_local=False)
 
 
+#: The longest text of a milestone's answer the judge passes on (it comes from the
+#: notebook's process).
+MILESTONE_CHARS = 600
+
+
+def run_milestone_step(step: dict, result, namespace: dict, *, remote: bool = True) -> dict:
+    """``stridegrad grade --yours``: the lesson's milestone, run in the notebook's process
+    (:func:`stridegrad.course.observe.milestone.on_library`) on its functions of the
+    exercises that passed every test in ``result``, the reference everywhere else, within
+    ``step["timeout"]`` seconds. ``namespace`` holds the exercises as the judge's handles
+    (:class:`~stridegrad.course._wire.Remote`), or with ``remote=False`` the notebook's
+    own functions (the worker's own tests, ``STRIDEGRAD_JUDGE=inside``). Plain data, the
+    answer's texts capped and its names checked against the plan: ``ran`` (False: no
+    function of the notebook to run it on), ``seconds``, ``value`` (None when not
+    finite), ``what``, ``yours``, ``reference`` (names), ``problem`` (what stopped it;
+    "" if nothing). A hang or a crash in it is its ``problem``, never an exception."""
+    from stridegrad.course._wire import ChannelClosed, Remote, in_its_process
+    from stridegrad.course.checks import _TestTimeout, _Watch
+    from stridegrad.course.observe.milestone import library_plan, on_library, passing_exercises
+
+    lesson = str(step.get("lesson"))
+    limit = float(step.get("timeout") or 60.0)
+    plan = library_plan(lesson, passing_exercises(result.rows))
+    functions = {name: namespace[name] for _, name, _, mine in plan
+                 if mine and name in namespace
+                 and (isinstance(namespace[name], Remote) if remote
+                      else callable(namespace[name]))}
+    answer: dict = {"ran": bool(functions), "seconds": 0.0, "value": None, "what": "",
+                    "yours": [], "reference": [], "problem": ""}
+    if not functions:
+        _log(f"milestone {lesson}: not run: no function of the notebook passed its tests "
+             "and is one the library calls")
+        return answer
+    start = time.monotonic()
+    try:
+        with _Watch(limit, {}):
+            got = in_its_process(on_library)(next(iter(functions.values())), lesson,
+                                             functions, plan)
+    except _TestTimeout:
+        got = {"problem": f"it did not finish within {limit:g} s and was stopped"}
+    except ChannelClosed as exc:
+        got = {"problem": str(exc)}  # "the notebook's process ended (...)"
+    except Exception as exc:  # the observation itself failed in the notebook's process
+        got = {"problem": f"{type(exc).__name__}: {exc}"}
+    answer["seconds"] = round(time.monotonic() - start, 3)
+    if not isinstance(got, dict):
+        got = {"problem": f"the notebook's process answered a {type(got).__name__}"}
+    value = got.get("value")
+    if type(value) in (int, float) and value == value and abs(value) != float("inf"):
+        answer["value"] = float(value)
+    names = {name for _, name, _, _ in plan}
+    for key in ("what", "problem"):
+        answer[key] = str(got.get(key) or "")[:MILESTONE_CHARS]
+    for key in ("yours", "reference"):
+        listed = got.get(key) if isinstance(got.get(key), list) else []
+        answer[key] = [n for n in dict.fromkeys(x for x in listed if isinstance(x, str))
+                       if n in names and (key == "reference" or n in functions)]
+    _log(f"milestone {lesson} in {answer['seconds']:.3f} s: "
+         + (f"stopped: {answer['problem']}" if answer["problem"] else
+            f"{answer['value']}: {answer['what']}")[:300])
+    return answer
+
+
 def _limit_memory() -> None:
     try:
         import resource
@@ -366,6 +436,9 @@ def main(argv: list[str] | None = None) -> int:
               + len(checkpoint.tests) * test_timeout - tests_seconds - 2.0)
     redefined = _redefined(checkpoint, result, msg.get("earlier"), channel, test_timeout,
                            budget)
+    milestone = None
+    if isinstance(config.get("milestone"), dict):  # --yours: after every verdict is made
+        milestone = run_milestone_step(config["milestone"], result, namespace)
     if channel.closed is None:
         try:
             write_message(args.write_fd, {"op": "done"})
@@ -374,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     _emit({"status": "graded", "code_cells": msg.get("code_cells"),
            "cell_errors": msg.get("cell_errors"), "limits": msg.get("limits"),
            "result": result.to_dict(), "redefined": redefined,
+           **({"milestone": milestone} if milestone is not None else {}),
            "seconds": round(time.monotonic() - started, 3), "token": token})
     return 0
 

@@ -336,8 +336,8 @@ _VALUE_CLASSES = {
     "array_api_strict._array_object.Array": "state",
     "array_api_strict._dtypes.DType": "state",
     "array_api_strict._devices.Device": "state",
-    "stridegrad.course.compiler.Op": "op",
-    "stridegrad.course.compiler.Graph": "state",
+    "stridegrad.compile.graph.Op": "op",
+    "stridegrad.compile.graph.Graph": "state",
 }
 _BUILTIN_TYPES = {t.__name__: t for t in (bool, int, float, complex, str, bytes, list,
                                           tuple, dict, set, frozenset, type(None))}

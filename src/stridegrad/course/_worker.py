@@ -35,6 +35,12 @@ error, each test's verdict, and each exercise whose ``check()`` ran on another
 definition than the one graded (the result's ``redefined``: a later cell replaced
 it; the earlier definition's tests are re-run in the time the notebook left
 unused, to say what it scored).
+
+With ``milestone`` in the message (``stridegrad grade --yours``, the tests run here), the
+lesson's milestone runs after the tests on the exercises that passed them all
+(:func:`stridegrad.course._judge.run_milestone_step`), and the result carries what it
+did. Where the judge runs the tests, it asks for the milestone through the channel
+(:mod:`stridegrad.course.observe.milestone`).
 """
 
 from __future__ import annotations
@@ -396,8 +402,15 @@ def main(argv: list[str] | None = None) -> int:
         _log(f"{r['exercise']}: graded the definition from In [{r['graded_in']}]; check() in "
              f"In [{r['check_in']}] ran on the one from In [{r['earlier_in']}] "
              f"(earlier: {r['earlier_points']}, graded: {r['points']} of {r['max_points']})")
+    milestone = None
+    if isinstance(message.get("milestone"), dict):  # --yours, on the notebook's functions
+        from stridegrad.course._judge import run_milestone_step
+
+        milestone = run_milestone_step(message["milestone"], result, runner.namespace,
+                                       remote=False)
     return write({"status": "graded", "code_cells": len(cells), "cell_errors": errors,
-                  "limits": limits, "result": result.to_dict(), "redefined": redefined})
+                  "limits": limits, "result": result.to_dict(), "redefined": redefined,
+                  **({"milestone": milestone} if milestone is not None else {})})
 
 
 def _serve(args, message: dict, name: str, cells: list[str], limits: str, result_fd: int,

@@ -24,6 +24,15 @@ The exercise functions are top-level functions with a docstring stating their
 contract: the lesson build copies their source into the solution notebooks and
 turns their bodies into stubs in the lesson notebooks. The lessons define the
 same names themselves, so a notebook always runs the learner's version.
+
+Lesson 06's ``topological_order`` and ``backward`` are not written here: they are
+the library's own, :func:`stridegrad.scalar.topological_order` and
+:func:`stridegrad.scalar.backward`, which ``stridegrad.Value.backward()`` calls
+(so ``stridegrad yours`` can run a learner's); this module imports them for its
+engines' ``backward``. What stays here is what only the lessons use:
+lesson 06's own ``Value`` and its closures (``add``, ``mul``, ``tanh``, ``power``),
+``central_difference``, and lesson 07's comparison (micrograd's cycle-making
+``CapturingValue`` and all of design B), which no library engine runs.
 """
 
 from __future__ import annotations
@@ -32,9 +41,13 @@ import gc
 import math
 import weakref
 
+# lesson 06's exercises 4 and 5 are the library's own functions: this module's
+# engines run them (Value.backward keeps the lesson's text, `backward(self)`)
+from stridegrad.scalar import backward, topological_order
+
 __all__ = [
     # design A (episode 06)
-    "Value", "as_value", "add", "mul", "tanh", "power", "topological_order", "backward",
+    "Value", "as_value", "add", "mul", "tanh", "power",
     "central_difference", "topological_order_recursive", "CapturingValue",
     # design B (episode 07)
     "Var", "Node", "AccumulateGrad", "AddBackward", "MulBackward", "TanhBackward",
@@ -183,50 +196,6 @@ def power(a, n):
 
     out._backward = _backward
     return out
-
-
-def topological_order(root):
-    """Every Value ``root`` depends on, ``root`` included, each listed once and after all of its inputs.
-
-    The inputs of a node are ``node._prev``; leaves are listed too, and ``root``
-    comes last. A chain of 10,000 operations must work at Python's default
-    recursion limit.
-
-    Returns:
-        a list of the Values.
-    """
-    order, visited = [], set()
-    stack = [(root, False)]
-    while stack:
-        node, inputs_done = stack.pop()
-        if inputs_done:  # everything above it on the stack has been listed
-            order.append(node)
-        elif node not in visited:
-            visited.add(node)
-            stack.append((node, True))
-            for child in reversed(node._prev):  # reversed: visit inputs in operand order
-                if child not in visited:
-                    stack.append((child, False))
-    return order
-
-
-def backward(root):
-    """Fill in ``grad`` of every Value that ``root`` depends on with d(root)/d(value).
-
-    Afterwards ``root.grad`` is 1.0 and every node that has a ``_backward``
-    closure holds the gradient of this call only (it starts again from 0.0);
-    leaves keep what they had and accumulate (zero them between training steps).
-    When ``root`` is a leaf, ``root.grad`` is 1.0 afterwards too, whatever it held.
-    Each closure is called once.
-    """
-    order = topological_order(root)
-    for node in order:
-        if node._backward is not None:
-            node.grad = 0.0
-    root.grad = 1.0
-    for node in reversed(order):
-        if node._backward is not None:
-            node._backward(node.grad)
 
 
 def central_difference(f, xs, i, h=1e-6):

@@ -9,6 +9,13 @@ the rows of the students it graded in its own lesson and keeps every other row, 
 regrading one student, or grading another lesson into the same ``OUT``, loses
 nothing.
 
+``OUT/<lesson>/milestone.csv`` (:data:`MILESTONE_COLUMNS`), written only by ``stridegrad
+grade --yours``, holds a row per student graded so: the lesson's milestone run on the
+student's own functions ("97.2% (goal 95%)", "short: ...", "stopped: ...", "not run:
+..."), and whose functions it called. It is advisory and never points: it is computed in
+the student's sandbox, where the notebook could forge it. A student regraded without
+``--yours`` loses their row; the file goes when no row is left.
+
 ``OUT/gradebook.csv`` (:data:`gradebook_columns`) is rebuilt from every lesson's
 ``totals.csv`` after each run: a row per student, their LMS id where collect found
 one, a column of points per lesson, the total, and notes (no submission, submitted
@@ -58,7 +65,7 @@ from pathlib import Path
 from stridegrad.course._sinks import DictReader, DictWriter
 
 __all__ = ["COLLECTED_COLUMNS", "EXERCISES_COLUMNS", "GRADEBOOK", "GRADES_COLUMNS", "LMS",
-           "ROSTER", "TESTS_RECORD", "TOTALS_COLUMNS", "RecordError", "build_gradebook",
+           "MILESTONE_COLUMNS", "MILESTONE_FILE", "ROSTER", "TESTS_RECORD", "TOTALS_COLUMNS", "RecordError", "build_gradebook",
            "carry_collected", "check_records", "claim_tests", "export_lms", "lesson_tests",
            "merge_rows", "read_collected", "read_rows", "read_roster", "read_tests_record",
            "record_tests", "tests_hash", "write_collected", "write_rows"]
@@ -73,6 +80,12 @@ TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "stretch_poin
 #: of its tests passed, and a note when a later cell replaced what its check() ran on).
 EXERCISES_COLUMNS = ("student", "assignment", "exercise", "points", "max_points", "passed",
                      "tests", "note", *RUN_COLUMNS)
+#: ``OUT/<lesson>/milestone.csv`` (``--yours``): a row per student, the lesson's milestone
+#: on the student's own functions (``milestone``: advisory, not points; computed in the
+#: student's sandbox, so a notebook can forge it), and the exercises whose functions it
+#: called, the student's (``yours``) and the reference's (``reference``), space-separated.
+MILESTONE_COLUMNS = ("student", "assignment", "milestone", "yours", "reference", *RUN_COLUMNS)
+MILESTONE_FILE = "milestone.csv"
 GRADEBOOK = "gradebook.csv"
 ROSTER = "roster.txt"
 #: ``OUT/<lesson>/tests.json``: the tests the lesson is graded with (:func:`claim_tests`).
@@ -320,6 +333,7 @@ def check_records(out: Path) -> None:
             read_rows(folder / "grades.csv", GRADES_COLUMNS)
             read_rows(folder / "totals.csv", TOTALS_COLUMNS)
             read_rows(folder / "exercises.csv", EXERCISES_COLUMNS)
+            read_rows(folder / MILESTONE_FILE, MILESTONE_COLUMNS)
             read_tests_record(folder / TESTS_RECORD)
     for path in out.glob("collected-*.csv"):
         read_rows(path, COLLECTED_COLUMNS)
@@ -354,6 +368,10 @@ def build_gradebook(out: Path) -> tuple[Path, list[dict]]:
     totals = {lesson: read_rows(out / lesson / "totals.csv", TOTALS_COLUMNS)
               for lesson in lessons}
     facts = {lesson: read_collected(out, lesson) for lesson in lessons}
+    milestones = {lesson: {r["student"]: r["milestone"] for r in
+                           read_rows(out / lesson / MILESTONE_FILE, MILESTONE_COLUMNS)}
+                  for lesson in lessons}
+    milestones = {lesson: rows for lesson, rows in milestones.items() if rows}
     roster = read_roster(out / ROSTER) if (out / ROSTER).is_file() else []
     students = sorted(set(roster) | {r["student"] for rows in totals.values() for r in rows}
                       | {s for rows in facts.values() for s in rows})
@@ -395,21 +413,25 @@ def build_gradebook(out: Path) -> tuple[Path, list[dict]]:
             notes.append("not on the roster")
         row.update(total=total, max_total=sum(maxima.values()), stretch=stretch,
                    stretch_max=sum(stretch_maxima.values()), notes="; ".join(notes))
+        for lesson, rows in milestones.items():
+            row[f"{lesson} milestone"] = rows.get(student, "")
         book.append(row)
     path = out / GRADEBOOK
-    write_rows(path, gradebook_columns(lessons), book)
+    write_rows(path, gradebook_columns(lessons, list(milestones)), book)
     return path, book
 
 
-def gradebook_columns(lessons: list[str]) -> tuple[str, ...]:
+def gradebook_columns(lessons: list[str], milestones: list[str] = ()) -> tuple[str, ...]:
     """``student``, ``student_id`` (the LMS's id of the student where collect found one:
     Canvas's user id, Moodle's participant id, Blackboard's user name, GitHub
     Classroom's login; else empty), one column per lesson (its points), ``total``,
     ``max_total``, then ``stretch`` and ``stretch_max`` (the optional stretch
     exercises' points over all lessons: extra credit, kept out of ``total`` so an LMS
-    can weigh them as it likes), ``notes``."""
+    can weigh them as it likes), ``<lesson> milestone`` for each lesson of ``milestones``
+    (those with a ``milestone.csv``, from ``stridegrad grade --yours``: advisory text, not
+    points), ``notes``."""
     return ("student", "student_id", *lessons, "total", "max_total", "stretch",
-            "stretch_max", "notes")
+            "stretch_max", *(f"{lesson} milestone" for lesson in milestones), "notes")
 
 
 # ------------------------------------------------------------------------- LMS export

@@ -54,6 +54,18 @@ hash of each result; ``OUT/gradebook.csv`` (a row per student, a column per
 lesson, the total); ``OUT/feedback/<student>/<assignment>.html``. A run replaces
 only the results of the students it graded, in its own lesson.
 
+``--yours`` (``grade(yours=True)``): after the tests, the lesson's milestone
+(:mod:`stridegrad.course.milestones`) runs in the student's sandbox, in the same worker,
+on the notebook's own final definitions of the lesson's exercises that passed every one
+of their tests in this grade (the judge knows the verdicts and asks the worker for it:
+:func:`stridegrad.course._judge.run_milestone_step`), the reference everywhere else,
+within a limit of its own (``milestone_timeout``; a hang or a crash is the column's
+"stopped: ...", and grading goes on). The answer is plain data; the goal, whether it is
+met and why an exercise ran the reference's are the grader's own
+(:func:`milestone_summary`). It goes into ``OUT/<assignment>/milestone.csv``, a column of
+``gradebook.csv`` and the feedback page, never into the points: it is computed where the
+notebook's code runs, so a notebook could forge it.
+
 Grading semantics: every code cell runs in order, as JupyterLab's Run All
 (a cell that fails or runs past its limit is skipped), ``check()`` calls in the
 notebook run no tests, and then the checkpoint's tests run once, each with its
@@ -92,6 +104,8 @@ from stridegrad.course.checks import (
 from stridegrad.course.gradebook import (
     EXERCISES_COLUMNS,
     GRADES_COLUMNS,
+    MILESTONE_COLUMNS,
+    MILESTONE_FILE,
     ROSTER,
     TOTALS_COLUMNS,
     RecordError,
@@ -118,6 +132,7 @@ from stridegrad.course.kept import executed_notebook, write_kept
 from stridegrad.course import intake
 from stridegrad.course._limits import JSONLimits, UntrustedJSONError, clean_text, loads, printable
 from stridegrad.course.points import apply_points, read_points
+from stridegrad.course.report import milestone_html
 from stridegrad.course.progress import Progress
 from stridegrad.course.shards import parse_shard, shard_of, shard_tag
 from stridegrad.course.sandbox import (
@@ -149,6 +164,8 @@ DEFAULT_LIMITS = Limits()
 #: Defaults of the time limits, in seconds (shown by ``--help``).
 TIMEOUT = 120.0
 TEST_TIMEOUT = 10.0
+#: Seconds the lesson's milestone may take in the notebook's process (``--yours``).
+MILESTONE_TIMEOUT = 60.0
 #: Time the worker gets past its cells and tests (start-up, diagnosis, the result).
 _SLACK = 15.0
 
@@ -186,6 +203,17 @@ class StudentGrade:
     #: exercises whose last check() ran on an earlier definition than the one graded
     #: (the worker's ``redefined``; :func:`stridegrad.course.feedback.redefinition_note`)
     redefined: list[dict] = field(default_factory=list)
+    #: ``--yours``: the lesson's milestone on the student's own functions, in a few words
+    #: ("97.2% (goal 95%)", "short: ...", "stopped: ...", "not run: ..."); "" without
+    #: --yours. Advisory, never points: it is computed in the student's sandbox, where
+    #: the notebook's code could forge it (:func:`milestone_summary`).
+    milestone: str = ""
+    #: ``--yours``: the milestone's report for the feedback page (whose functions it ran)
+    milestone_report: str = ""
+    #: ``--yours``: the exercises whose function the milestone called, the student's own
+    #: and the reference's
+    milestone_yours: list[str] = field(default_factory=list)
+    milestone_reference: list[str] = field(default_factory=list)
 
     @property
     def points(self) -> int:
@@ -340,7 +368,7 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
                  cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
                  show_extra_tests: bool = False, sandbox: Sandbox | None = None,
                  limits: Limits = DEFAULT_LIMITS, points: Path | None = None,
-                 keep: bool = False) -> dict:
+                 keep: bool = False, milestone: dict | None = None) -> dict:
     """Run ``notebook`` and its checkpoint in a worker process, in ``sandbox`` if given.
 
     ``timeout`` is for the notebook's cells together (a cell after it is not run),
@@ -349,6 +377,9 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
     killed when it runs past all of them together (a cell that ignores the alarm).
     The notebook and the hidden tests reach the worker on its stdin only.
     ``points``: the instructor's points file (:mod:`stridegrad.course.points`).
+    ``milestone``: ``{"lesson": "09", "timeout": S}`` runs the lesson's milestone after the
+    tests, in the notebook's process, on its exercises that passed every test
+    (``stridegrad grade --yours``; the result's ``milestone``, :func:`milestone_summary`).
     Returns the worker's result, checked against the checkpoint (``status ==
     "graded"`` with a ``result`` whose rows carry the checkpoint's points), or a
     dict with ``status`` in :data:`NOTEBOOK_STATUSES` and a ``message``. A notebook
@@ -371,7 +402,8 @@ def run_notebook(notebook: Path, episode: str, *, timeout: float = TIMEOUT,
     return _run_raw(raw, Path(notebook).name, episode, timeout=timeout, memory=memory,
                     extra_tests=extra_tests, cell_timeout=cell_timeout,
                     test_timeout=test_timeout, show_extra_tests=show_extra_tests,
-                    sandbox=sandbox, limits=limits, points=points, keep=keep)
+                    sandbox=sandbox, limits=limits, points=points, keep=keep,
+                    milestone=milestone)
 
 
 def _code_cells(raw: bytes, name: str) -> list[str]:
@@ -392,7 +424,7 @@ def _run_raw(raw: bytes, name: str, episode: str, *, timeout: float = TIMEOUT,
              cell_timeout: float | None = None, test_timeout: float = TEST_TIMEOUT,
              show_extra_tests: bool = False, sandbox: Sandbox | None = None,
              limits: Limits = DEFAULT_LIMITS, points: Path | None = None,
-             keep: bool = False) -> dict:
+             keep: bool = False, milestone: dict | None = None) -> dict:
     """:func:`run_notebook` of the notebook's bytes ``raw`` (the file ``name``); a
     notebook that is not one (over a limit, not JSON) is said so without a worker."""
     from stridegrad.course._worker import NotebookError
@@ -409,9 +441,11 @@ def _run_raw(raw: bytes, name: str, episode: str, *, timeout: float = TIMEOUT,
                 **({"log": f"not graded: {exc}\n", "cells": {}, "raw": raw} if keep else {})}
     n_tests = len(trusted.tests)
     deadline = timeout + n_tests * test_timeout + _SLACK
+    if milestone:  # its own limit, after the tests
+        deadline += float(milestone["timeout"])
     return _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests,
                        cell_timeout, test_timeout, show_extra_tests, sandbox, limits,
-                       overrides, keep, deadline)
+                       overrides, keep, deadline, milestone)
 
 
 def judged_outside(episode: str) -> bool:
@@ -425,7 +459,7 @@ def judged_outside(episode: str) -> bool:
 
 def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests,
                 cell_timeout, test_timeout, show_extra_tests, sandbox, limits, overrides,
-                keep, deadline) -> dict:
+                keep, deadline, milestone=None) -> dict:
     n_tests = len(trusted.tests)
     token = secrets.token_hex(16)
     message: dict = {"token": token, "name": name,
@@ -455,6 +489,8 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
             judge_in, worker_out = os.pipe()
             message = {k: v for k, v in message.items()
                        if k not in ("token", "extra_tests", "points")}
+        elif milestone:  # the worker runs the tests, and then the milestone
+            message["milestone"] = milestone
         with open(stderr_path, "wb") as stderr, open(judge_path, "wb") as judge_log:
             pipes = {"stdin": worker_in if judged else subprocess.PIPE,
                      "stdout": worker_out if judged else subprocess.PIPE, "stderr": stderr,
@@ -511,7 +547,7 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
                               "extra_tests": str(extra_tests) if extra_tests else None,
                               "show_extra_tests": show_extra_tests, "points": overrides or None,
                               "test_timeout": test_timeout, "cells_timeout": timeout,
-                              "cells": cells}
+                              "cells": cells, "milestone": milestone}
                     code, out = _talk(judge, (json.dumps(config) + "\n").encode(), deadline)
                     if code is None:
                         _kill(proc)
@@ -535,7 +571,7 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
                     _LIVE.discard(judge)
         seconds = round(time.monotonic() - start, 3)
         result = _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline,
-                          timeout, n_tests, test_timeout, trusted, cells)
+                          timeout, n_tests, test_timeout, trusted, cells, milestone)
         if keep:
             result["cells"] = _cell_outputs(out, token, len(cells))
             result["log"] = _read_log(stderr_path) + (
@@ -547,7 +583,8 @@ def _run_worker(raw, name, cells, trusted, episode, timeout, memory, extra_tests
 
 
 def _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline, timeout,
-             n_tests, test_timeout, trusted: Checkpoint, cells: list[str]) -> dict:
+             n_tests, test_timeout, trusted: Checkpoint, cells: list[str],
+             milestone: dict | None = None) -> dict:
     """The worker's result checked against the ``trusted`` checkpoint and the notebook's
     code ``cells`` (:func:`_checked`), or what its exit says (naming the cell it was
     running)."""
@@ -555,13 +592,15 @@ def _verdict(code, out, token, stderr_path, seconds, sandbox, memory, deadline, 
         return {"status": "notebook-timeout", "seconds": seconds,
                 "message": f"the notebook did not finish within {deadline:g} s "
                            f"({timeout:g} s for its cells, {n_tests} tests of "
-                           f"{test_timeout:g} s, {_SLACK:g} s to start): a cell that "
-                           "ignores the time limit?" + _running(stderr_path)}
+                           f"{test_timeout:g} s, {_SLACK:g} s to start"
+                           + (f", {float(milestone['timeout']):g} s for the milestone"
+                              if milestone else "")
+                           + "): a cell that ignores the time limit?" + _running(stderr_path)}
     try:
         result = _last_json(out)
         if isinstance(result, dict) and result.get("token") == token:
             if "cell" not in result:
-                return _checked(result, trusted, cells)
+                return _checked(result, trusted, cells, bool(milestone))
             result = None  # a cell's outputs (--keep), and then the worker died
     except _Forged as exc:
         return {"status": "tampered", "seconds": seconds,
@@ -720,7 +759,8 @@ def _shown(value) -> str:
     return clean_text(repr(value)[:60], 60)
 
 
-def _checked(result: dict, trusted: Checkpoint, cells: list[str]) -> dict:
+def _checked(result: dict, trusted: Checkpoint, cells: list[str],
+             milestone: bool = False) -> dict:
     """The worker's ``result`` (it carries the token), rebuilt from what fits the
     ``trusted`` checkpoint (its points applied) and the notebook's code ``cells``
     (parsed by the grader); :class:`_Forged` naming what does not fit.
@@ -731,7 +771,8 @@ def _checked(result: dict, trusted: Checkpoint, cells: list[str]) -> dict:
     forgery. Cell errors name cells the notebook has, in order, with the ``In [n]``
     each gets; their first line and source are the grader's own copy. Every text is
     capped (:data:`_TEXT_CHARS`) and safe to write (:func:`clean_text`). Keys the
-    checkpoint has no use for are dropped."""
+    checkpoint has no use for are dropped; so is a ``milestone`` unless one was asked for
+    (``milestone``: :func:`_checked_milestone`)."""
     where = "the result"
     seconds = _get(result, "seconds", (int, float), where, 0.0)
     if not (math.isfinite(seconds) and seconds >= 0):
@@ -752,10 +793,39 @@ def _checked(result: dict, trusted: Checkpoint, cells: list[str]) -> dict:
     redefined, seen = [], set()
     for r in _get(result, "redefined", (list,), where, []):
         redefined.append(_checked_redefinition(r, trusted, rows, len(runs), seen))
-    return {"status": "graded", "seconds": seconds, "code_cells": len(cells),
-            "cell_errors": errors, "redefined": redefined,
-            "limits": _text(result, "limits", where),
-            "result": CheckResult(trusted.lesson, trusted.title, rows).to_dict()}
+    checked = {"status": "graded", "seconds": seconds, "code_cells": len(cells),
+               "cell_errors": errors, "redefined": redefined,
+               "limits": _text(result, "limits", where),
+               "result": CheckResult(trusted.lesson, trusted.title, rows).to_dict()}
+    if milestone and "milestone" in result:
+        checked["milestone"] = _checked_milestone(result["milestone"], trusted)
+    return checked
+
+
+def _checked_milestone(m, trusted: Checkpoint) -> dict:
+    """The result's ``milestone`` (:func:`stridegrad.course._judge.run_milestone_step`'s
+    answer): its fields of the right types, a finite value, texts capped and safe, and
+    only names of library exercises of the lessons up to this one."""
+    from stridegrad.course.observe.milestone import library_plan
+
+    where = "the milestone"
+    if type(m) is not dict:
+        raise _Forged(f"{where} is a {type(m).__name__}, not a dict")
+    value = _get(m, "value", (int, float, _NONE), where, None)
+    if value is not None and not math.isfinite(value):
+        raise _Forged(f"{where}: value is {value}")
+    seconds = _get(m, "seconds", (int, float), where, 0.0)
+    names = {name for _, name, _, _ in library_plan(trusted.episode, set())}
+    lists = {}
+    for key in ("yours", "reference"):
+        listed = _get(m, key, (list,), where, [])
+        if any(type(x) is not str for x in listed):
+            raise _Forged(f"{where}: {key} holds something other than names")
+        lists[key] = [x for x in dict.fromkeys(listed) if x in names]
+    return {"ran": _get(m, "ran", (bool,), where), "value": value,
+            "seconds": seconds if math.isfinite(seconds) else 0.0,
+            "what": clean_text(_get(m, "what", (str,), where, ""), 600),
+            "problem": clean_text(_get(m, "problem", (str,), where, ""), 600), **lists}
 
 
 def _checked_rows(rows: list, trusted: Checkpoint) -> list[Row]:
@@ -894,6 +964,7 @@ def _keep(folder: Path, g: StudentGrade, out: dict | None, path: Path | None,
             f"notebook: {printable(str(path)) if path is not None else 'none'}",
             f"result: {g.status}, {g.points}/{g.max_points} points in {g.seconds:.1f} s: "
             f"{g.message}",
+            *([f"milestone (--yours, advisory): {g.milestone}"] if g.milestone else []),
             "worker log (lines of the worker start with "
             f"{LOG_PREFIX.strip()!r}; the others are the notebook's stderr):", ""]
     notebook = None
@@ -1059,14 +1130,90 @@ def _grade_notebook(student_dir: Path, assignment: str, checkpoint: Checkpoint,
     errors = out["cell_errors"]
     message = (f"{len(errors)} of {out['code_cells']} code cells raised an error"
                if errors else f"all {out['code_cells']} code cells ran")
-    return StudentGrade(student, assignment, "graded",
-                        message + (f"; {picked}" if picked else ""), rows, errors,
-                        seconds=out["seconds"], picked=picked,
-                        redefined=out["redefined"]), out, found.path
+    g = StudentGrade(student, assignment, "graded", message + (f"; {picked}" if picked else ""),
+                     rows, errors, seconds=out["seconds"], picked=picked,
+                     redefined=out["redefined"])
+    if "milestone" in out:
+        g.milestone, g.milestone_report = milestone_summary(out["milestone"],
+                                                            checkpoint.episode, rows)
+        g.milestone_yours = list(out["milestone"]["yours"])
+        g.milestone_reference = list(out["milestone"]["reference"])
+    return g, out, found.path
+
+
+def _measure(stone, value: float | None) -> str:
+    """A milestone's value against its goal: ``97.2% (goal 95%)``; a yes-or-no milestone
+    (goal 1, value 0 or 1: lesson 08's gradients agree) as ``goal met``."""
+    if value is None:
+        return f"no value (goal {stone.goal:g})"
+    if stone.higher_is_better and stone.goal == 1 and value in (0, 1):
+        return "goal met" if value == 1 else "goal not met"
+    if stone.higher_is_better and 0 < stone.goal < 1:
+        return f"{value:.1%} (goal {stone.goal:.0%})"
+    if not stone.higher_is_better:
+        return f"error {value:.2g} (goal: at most {stone.goal:g})"
+    return f"{value:g} (goal {stone.goal:g})"
+
+
+def _not_yours(exercise: str, rows: list[Row]) -> str:
+    """Why the milestone ran the reference's ``exercise`` for this notebook, in a few
+    words (a hidden test is named, never its values)."""
+    mine = [r for r in rows if r.exercise == exercise]
+    statuses = {r.status for r in mine}
+    if not mine or statuses & {"stub", "missing"}:
+        return "not written yet"
+    if statuses & {"imported", "delegates"}:
+        return "not yours"
+    failing = next((r for r in mine if not r.passed), None)
+    if failing is None:
+        return "passes, but is not a function of the notebook's"
+    return f"fails `{failing.test}`" + (" (hidden test)" if failing.hidden else "")
+
+
+def milestone_summary(m: dict, episode: str, rows: list[Row]) -> tuple[str, str]:
+    """``--yours``: the gradebook's ``milestone`` text and the feedback page's report of
+    the milestone answer ``m`` (:func:`_checked_milestone`) of lesson ``episode``, whose
+    graded ``rows`` say why an exercise was the reference's. The goal, whether it is met,
+    and every reason are the grader's own; the value and what the run did come from the
+    student's sandbox and are advisory: a notebook can forge them (no points)."""
+    from stridegrad.course.milestones import MILESTONES, MilestoneResult
+    from stridegrad.course.observe.milestone import library_plan
+
+    stone = MILESTONES[episode]
+    plan = library_plan(episode, set())
+    lesson = [name for e, name, _, _ in plan if e == episode]
+    if not m["ran"]:
+        why = "; ".join(f"{name}: {_not_yours(name, rows)}" for name in lesson)
+        column = ("not run: none of this lesson's functions that the library calls passed "
+                  "all its tests" + (f" ({why})" if why else ""))
+        return clean_text(" ".join(column.split()), 600), clean_text(
+            f"lesson {episode}'s milestone, on your library: not run: none of your "
+            f"functions of this lesson that the library calls passed all its tests"
+            + (f" ({why})" if why else ""), _TEXT_CHARS)
+    met = not m["problem"] and m["value"] is not None and stone.met(m["value"])
+    if m["problem"]:
+        column = f"stopped: {m['problem']}"
+    else:
+        column = ("" if met else "short: ") + _measure(stone, m["value"])
+    earlier = {name: e for e, name, _, _ in plan if e != episode}
+    reference = {name: (f"lesson {earlier[name]}'s, not graded here" if name in earlier
+                        else _not_yours(name, rows)) for name in m["reference"]}
+    result = MilestoneResult(episode, m["what"], m["value"] if m["value"] is not None else 0.0,
+                             stone.goal, met, yours=list(m["yours"]), reference=reference,
+                             problem=m["problem"])
+    report = result.report() + ("\n  (advisory: computed in your notebook's sandbox, "
+                                "not part of your points)")
+    return clean_text(" ".join(column.split()), 600), clean_text(report, _TEXT_CHARS)
 
 
 def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
-    return feedback_html(g, run_id, digest, NOTEBOOK_STATUSES)
+    page = feedback_html(g, run_id, digest, NOTEBOOK_STATUSES)
+    if g.milestone:  # --yours: the milestone's paragraph, before the page's last line
+        head, _, tail = page.rpartition('<p style="color:#666;font-size:0.9em">Graded')
+        if head:
+            page = head + milestone_html(g.milestone_report or g.milestone) + "\n" + \
+                '<p style="color:#666;font-size:0.9em">Graded' + tail
+    return page
 
 
 def _write_feedback(folder: Path, g: StudentGrade, run_id: str, digest: str,
@@ -1160,8 +1307,10 @@ def _select(students: list[Path], names: list[str] | None, submitted: Path) -> l
 
 
 def _write_results(out: Path, assignment: str, grades: list[StudentGrade], *, mode: str,
-                   run_id: str, digest: str) -> list[dict]:
-    """Merge this run's results into ``OUT/<assignment>/``; the lesson's totals rows."""
+                   run_id: str, digest: str, yours: bool = False) -> list[dict]:
+    """Merge this run's results into ``OUT/<assignment>/``; the lesson's totals rows.
+    ``milestone.csv`` (``--yours``) gets this run's rows of its students when ``yours``;
+    a student regraded without it loses the row of before (it was another run's)."""
     folder = out / assignment
     run = {"sandbox": mode, "run_id": run_id, "tests_hash": digest}
     graded = {g.student for g in grades}
@@ -1191,6 +1340,20 @@ def _write_results(out: Path, assignment: str, grades: list[StudentGrade], *, mo
                merge_rows(old_exercises, exercises, graded))
     merged = merge_rows(old_totals, totals, graded)
     write_rows(folder / "totals.csv", TOTALS_COLUMNS, merged)
+    milestones = [{"student": g.student, "assignment": g.assignment, "milestone": g.milestone,
+                   "yours": " ".join(g.milestone_yours),
+                   "reference": " ".join(g.milestone_reference),
+                   "graded_at": g.graded_at, **run} for g in grades] if yours else []
+    path = folder / MILESTONE_FILE
+    try:
+        old_milestones = read_rows(path, MILESTONE_COLUMNS)
+    except RecordError as exc:
+        raise GradeError(str(exc)) from None
+    kept = merge_rows(old_milestones, milestones, graded)
+    if kept:
+        write_rows(path, MILESTONE_COLUMNS, kept)
+    else:
+        path.unlink(missing_ok=True)
     return merged
 
 
@@ -1202,7 +1365,8 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
           limits: Limits = DEFAULT_LIMITS, log: Callable[[str], None] = print,
           progress: Callable[[Progress], None] | None = None,
           shard: tuple[int, int] | None = None, keep: Path | None = None,
-          points: Path | None = None, replace_tests: bool = False) -> list[StudentGrade]:
+          points: Path | None = None, replace_tests: bool = False, yours: bool = False,
+          milestone_timeout: float = MILESTONE_TIMEOUT) -> list[StudentGrade]:
     """Grade the students' notebooks of one lesson; merge the results into ``out``.
 
     ``students``: grade only these (folder names); the others' results stay.
@@ -1225,6 +1389,13 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     overrides are part of the tests hash.
     ``replace_tests``: grade with other tests than those ``out`` records for the lesson
     (:func:`stridegrad.course.gradebook.claim_tests`; refused otherwise).
+    ``yours``: also run the lesson's milestone (:mod:`stridegrad.course.milestones`) on
+    each student's own functions of the exercises that passed all their tests, the
+    reference everywhere else, in the student's sandbox after the tests, within
+    ``milestone_timeout`` seconds: a ``milestone`` column (``OUT/<lesson>/milestone.csv``
+    and ``gradebook.csv``) and a paragraph of the feedback page. Advisory, never points:
+    it is computed in the student's sandbox, where the notebook could forge it. A lesson
+    without a milestone says so in one line and is graded without it.
     """
     # every line names students and quotes notebooks: no escape sequence reaches a terminal
     log = terminal_log(log)
@@ -1244,6 +1415,8 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
             shard = parse_shard(f"{shard[0]}/{shard[1]}")
         except ValueError as exc:
             raise GradeError(f"--shard {exc}") from None
+    if milestone_timeout is not None and milestone_timeout <= 0:
+        raise GradeError(f"--milestone-timeout must be positive, got {milestone_timeout}")
     if memory is not None and memory < 64:
         raise GradeError(f"--memory is in MB and must be at least 64, got {memory}")
     if _out_inside(out, submitted):
@@ -1269,6 +1442,13 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     except RecordError as exc:
         raise GradeError(str(exc)) from None
     assignment = checkpoint.lesson
+    if yours:
+        from stridegrad.course.milestones import MILESTONES
+
+        if checkpoint.episode not in MILESTONES:
+            log(f"--yours: lesson {checkpoint.episode} has no milestone (lessons with one: "
+                f"{', '.join(sorted(MILESTONES))}); grading without the milestone column")
+            yours = False
     folders = _select(_discover(submitted, checkpoint), students, submitted)
     if shard is not None:
         mine = [f for f in folders if shard_of(f.name, shard[1]) == shard[0]]
@@ -1302,7 +1482,9 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
     run = {"timeout": timeout, "memory": memory, "extra_tests": extra_tests,
            "cell_timeout": cell_timeout, "test_timeout": test_timeout,
            "show_extra_tests": show_extra_tests, "sandbox": box, "limits": limits,
-           "points": points, "keep_dir": keep, "run_id": run_id}
+           "points": points, "keep_dir": keep, "run_id": run_id,
+           "milestone": {"lesson": checkpoint.episode, "timeout": float(milestone_timeout)}
+           if yours else None}
     grades, interrupted = _grade_all(folders, assignment, checkpoint, jobs, run, progress)
     elapsed = time.monotonic() - start
     if progress is not None:
@@ -1315,7 +1497,13 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
             f"{'s' if interrupted != 1 else ''}; writing the {len(grades)} of {len(folders)} "
             "finished")
 
-    totals = _write_results(out, assignment, grades, mode=mode, run_id=run_id, digest=digest)
+    if yours:
+        for g in grades:
+            if not g.milestone:
+                g.milestone = ("not run: the notebook was not graded "
+                               f"({NOTEBOOK_STATUSES.get(g.status, g.status)})")
+    totals = _write_results(out, assignment, grades, mode=mode, run_id=run_id, digest=digest,
+                            yours=yours)
     if names is not None:
         (out / ROSTER).write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
     try:
@@ -1335,6 +1523,11 @@ def grade(submitted: Path, episode: str, out: Path, *, timeout: float = TIMEOUT,
         note = g.message if g.status != "graded" or g.cell_errors or g.picked else ""
         name = terminal_line(g.student).ljust(width)
         log(f"{name}  {score:>9}  {g.status:<16}  {note}{unsafe}".rstrip())
+    if yours:
+        log(f"milestone {checkpoint.episode} on each student's own functions (--yours; "
+            "advisory, not points: computed in the student's sandbox):")
+        for g in grades:
+            log(f"  {terminal_line(g.student).ljust(width)}  {g.milestone}")
     stale = sorted(r["student"] for r in totals if r["tests_hash"] != lesson_tests)
     if stale:
         log(f"warning: {len(stale)} student{'s' if len(stale) != 1 else ''} of {assignment} "

@@ -62,7 +62,7 @@ class MilestoneResult:
         before = [n for n in self.yours if n not in own]
         who = f"your {_names(own)}" if own else "the library's own functions of this lesson"
         if before:
-            who += f", on your {_names(before)},"
+            who += f", with your {_names(before)},"
         lines = [f"lesson {self.lesson}'s milestone, on your library:"]
         if self.problem:
             lines.append(f"  it stopped: {self.problem}")
@@ -288,19 +288,31 @@ def library_of(functions: dict[str, Callable], lesson: str, why: str = "passes")
 
 
 def milestone(lesson: str, folder: Path | str | None = None, *, quiet: bool = False,
-              ) -> MilestoneResult:
+              ) -> MilestoneResult | None:
     """Run lesson ``lesson``'s milestone on your library, from your saved notebooks in
     ``folder`` (default: the folder this notebook is in, or your copy of the lessons),
     and print what it did and with whose functions (unless ``quiet``).
 
     Save your notebooks first: your library is read from the saved files.
+
+    While the notebook is graded or checked (``stridegrad grade``, ``stridegrad check``:
+    ``STRIDEGRAD_GRADING`` set) it runs nothing, says so and returns None: the grader
+    reads one notebook in a sandbox, and ``stridegrad grade --yours`` runs the
+    milestone there apart, on the functions that passed their tests.
     """
+    import os
+
     from stridegrad.course.yours import assemble, default_folder
 
     key = f"{int(lesson):02d}"
     if key not in MILESTONES:
         raise ValueError(f"lesson {lesson} has no milestone; lessons with one: "
                          f"{', '.join(sorted(MILESTONES))}")
+    if os.environ.get("STRIDEGRAD_GRADING"):
+        if not quiet:
+            print(f"lesson {key}'s milestone is not run while the notebook is graded or "
+                  "checked (`stridegrad grade --yours` runs it on its own)")
+        return None
     folder = Path(folder) if folder is not None else default_folder()
     library = assemble(folder, lessons=[f"{e:02d}" for e in range(int(key) + 1)],
                        library_only=True)

@@ -8,6 +8,9 @@ that follow from another exercise's failure; each failing row shows the call, wh
 was expected and what came back, whole (wrapped, never cut), and the cause of the
 failure when it is known (else the test's hint). An optional stretch exercise not
 started yet comes last, marked "optional", not as a failure.
+
+:func:`milestone_html` is the feedback page's paragraph of ``stridegrad grade --yours``:
+the lesson's milestone run on the student's own functions (advisory, never points).
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from collections.abc import Iterable
 from stridegrad.course._sinks import html_text, terminal_text
 from stridegrad.course.checks import FUNCTION_STATUSES, STATUSES, CheckResult, Row
 
-__all__ = ["PILL", "TEXT_WIDTH", "display_rows", "result_html", "result_text", "rows_html",
-           "summary_line"]
+__all__ = ["PILL", "TEXT_WIDTH", "display_rows", "milestone_html", "result_html",
+           "result_text", "rows_html", "summary_line"]
 
 _HIDDEN = "(hidden test)"
 #: The text table's width: every line fits, longer values wrap onto more lines.
@@ -220,3 +223,21 @@ def result_html(result: CheckResult) -> str:
     style = _STYLE_OK if result.passed else _STYLE_BAD
     return (f'<div><p style="{style};padding:4px 8px;margin:4px 0"><b>{head}</b></p>\n'
             f"{rows_html(result.rows)}</div>")
+
+
+_STYLE_MILESTONE = "color:#0d47a1;background:#e3f2fd"
+
+
+def milestone_html(report: str) -> str:
+    """The feedback page's milestone section: ``report`` (the lines of
+    :meth:`stridegrad.course.milestones.MilestoneResult.report`, or the grader's one
+    line), escaped, and that it is advice, not points (it was computed in the
+    student's sandbox)."""
+    lines = [html_text(line.strip()) for line in report.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    head, rest = lines[0], lines[1:]
+    items = "".join(f"<li>{line}</li>" for line in rest)
+    return (f'<h2 style="font-size:1.1em;margin:1.4em 0 0.3em">Milestone '
+            f'<span style="{_STYLE_MILESTONE};{PILL};font-weight:normal">advisory, not '
+            f"points</span></h2>\n<p>{head}</p>" + (f"<ul>{items}</ul>" if items else ""))

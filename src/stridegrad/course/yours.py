@@ -25,10 +25,13 @@ with the same package files, so that only the lessons you changed are read again
 
 What can be swapped in is what the library calls through a module attribute: the
 modules and functions of :data:`CALLED_THROUGH` (today the strided array's calls into
-``stridegrad.array.layout``, the optimizers' ``sgd_step``/``adam_step``,
-``nn.functional``'s ``log_softmax``/``nll_loss``, gradcheck's ``numerical_gradient`` and
-the backend's ``to_host``). The other library exercises (those still in
-``stridegrad.course.reference``, ``designs``, ``compiler`` and ``reference_conv``) are
+``stridegrad.array.layout``, ``Value.backward()``'s ``topological_order`` and ``backward``
+(``stridegrad.scalar``), the optimizers' ``sgd_step``/``adam_step``,
+``nn.functional``'s ``log_softmax``/``nll_loss``, gradcheck's ``numerical_gradient``,
+the backend's ``to_host`` and ``pick_device``, the autograd nodes' ``stridegrad.tensor.rules`` and
+``nn.conv``'s calls into ``stridegrad.nn.im2col``, ``sg.compile``'s passes and replay in
+``stridegrad.compile.graph``). The other library exercises (those
+still in ``designs``) are
 reported as "the library does not call this exercise yet": it has its own
 implementation of them today. Which module holds each exercise comes from the
 build's own output, the lesson modules ``stridegrad.course.solutions.epNN``, which
@@ -79,11 +82,26 @@ CALLED_THROUGH: dict[str, tuple[str, ...]] = {
     "stridegrad.array.layout": (
         "numel", "contiguous_strides", "index_to_offset", "offset_to_index",
         "permute_layout", "slice_layout", "is_contiguous", "reshape_strides",
-        "iter_offsets", "broadcast_shapes", "broadcast_strides"),
+        "iter_offsets", "broadcast_shapes", "broadcast_strides",
+        "map_unary", "map_binary", "reduce_axis",  # elementwise functions, reductions
+        "matmul_2d", "batched_matmul"),  # sa.matmul: lesson 05's kernels
     "stridegrad.gradcheck": ("numerical_gradient",),  # gradcheck's central differences
-    "stridegrad.backend": ("to_host",),  # every device's to_numpy: t.numpy(), t.item()
+    "stridegrad.scalar": ("topological_order", "backward"),  # sg.Value's backward()
+    # every device's to_numpy (t.numpy(), t.item()); set_default_device(("cuda", "cpu"))
+    "stridegrad.backend": ("to_host", "pick_device"),
     "stridegrad.optim": ("sgd_step", "adam_step"),  # SGD/Adam's update of each parameter
     "stridegrad.nn.functional": ("log_softmax", "nll_loss"),  # F.log_softmax, x.log_softmax()
+    # every backward node calls rules.unbroadcast(...), Sum/Mean/Max/Min/MatMulBackward theirs
+    "stridegrad.tensor.rules": ("unbroadcast", "sum_backward", "max_backward", "matmul_backward"),
+    # nn.conv: window views laid out by window_layout; on NumPy, conv2d / max_pool2d image by
+    # image and their backward (except the fast 3x3 stride-1 path, with none of yours installed)
+    "stridegrad.nn.im2col": ("window_layout", "im2col", "conv2d", "col2im", "max_pool2d",
+                             "conv2d_input_grad"),
+    # sg.compile: compile.passes runs the four passes on the lowered trace, and
+    # compile.ir's Graph.run replays every compiled call with run_graph
+    "stridegrad.compile.graph": ("run_graph", "eliminate_dead_code",
+                                 "eliminate_common_subexpressions", "constant_fold",
+                                 "fuse_elementwise"),
 }
 
 #: Seconds for the definitions of one notebook, in its worker (they only define).

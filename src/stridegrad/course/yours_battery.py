@@ -283,6 +283,193 @@ def sgd_steps() -> None:
                              f"expected {expected.tolist()}")
 
 
+def rule_gradients() -> None:
+    """Lesson 08's rules (``stridegrad.tensor.rules``) inside the Tensor's backward on
+    the cpu device, whose arrays are NumPy's, as the lesson's checks pass them: rank 3,
+    axes negative and in tuples, keepdims, ``mean``, ``min``, batched matmul with a
+    broadcast batch, against central differences; tied maxima against hand-worked
+    values (central differences cannot split a three-way tie)."""
+    import stridegrad as sg
+
+    def cpu(shape: tuple, seed: int):
+        values = np.random.default_rng(seed).normal(size=shape)
+        return sg.tensor(values, requires_grad=True)
+
+    w34, w3, w24 = (sg.tensor(np.random.default_rng(k).normal(size=s))
+                    for k, s in ((20, (3, 4)), (21, (3,)), (22, (2, 4))))
+    _gradcheck("((a + b * c) * w).sum(), a (2, 3, 4), b (3, 1), c (4,), w (3, 4) (cpu)",
+               lambda a, b, c: ((a + b * c) * w34).sum(), cpu((2, 3, 4), 10), cpu((3, 1), 11),
+               cpu((4,), 12))
+    _gradcheck("(x.sum(axis=(0, -1)) * w).sum() + x.sum(axis=1, keepdims=True).tanh().sum() "
+               "+ x.mean(axis=-1).exp().sum(), x (2, 3, 4) (cpu)",
+               lambda x: ((x.sum(axis=(0, -1)) * w3).sum() + x.sum(axis=1, keepdims=True)
+                          .tanh().sum() + x.mean(axis=-1).exp().sum()), cpu((2, 3, 4), 13))
+    _gradcheck("(x.max(axis=1) * w).sum() + x.max(axis=-1, keepdims=True).tanh().sum() "
+               "+ x.min(axis=0).exp().sum() + x.max(), x (2, 3, 4) (cpu)",
+               lambda x: ((x.max(axis=1) * w24).sum() + x.max(axis=-1, keepdims=True)
+                          .tanh().sum() + x.min(axis=0).exp().sum() + x.max()),
+               cpu((2, 3, 4), 14))
+    _gradcheck("((a @ b) * w).sum() + (a[0] @ b[0]).tanh().sum(), a (2, 3, 4), "
+               "b (1, 4, 3), w (3, 3) (cpu)",
+               lambda a, b: ((a @ b) * sg.tensor(np.eye(3) + 1.0)).sum()
+               + (a[0] @ b[0]).tanh().sum(), cpu((2, 3, 4), 15), cpu((1, 4, 3), 16))
+    x = sg.tensor([[1.0, 3.0, 3.0, 3.0], [2.0, 0.0, 2.0, -1.0]], requires_grad=True)
+    (x.max(axis=1) * sg.tensor([30.0, 20.0])).sum().backward()
+    want = [[0.0, 10.0, 10.0, 10.0], [10.0, 0.0, 10.0, 0.0]]
+    if not np.allclose(x.grad.numpy(), want):
+        raise AssertionError("(x.max(axis=1) * [30, 20]).sum() with x = [[1, 3, 3, 3], "
+                             f"[2, 0, 2, -1]]: x.grad is {x.grad.numpy().tolist()}, expected "
+                             f"{want} (tied maxima share their row's gradient)")
+
+
+def convolution() -> None:
+    """conv2d (stride 2, padding 1) then max_pool2d on the numpy device, whose NumPy path
+    runs lesson 12's functions: values against NumPy's own window view, gradients
+    against central differences."""
+    import stridegrad as sg
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    F = sg.nn.functional
+    rng = np.random.default_rng(12)
+    xs, ws = (2, 3, 7, 6), (4, 3, 3, 3)
+    a, w, b = rng.normal(size=xs), rng.normal(size=ws), rng.normal(size=ws[0])
+    padded = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = sliding_window_view(padded, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    want = np.einsum("nchwij,ocij->nohw", win, w) + b[:, None, None]
+    x, wt, bt = (sg.tensor(v, requires_grad=True) for v in (a, w, b))
+    got = F.conv2d(x, wt, bt, stride=2, padding=1).numpy()
+    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-10, atol=1e-10):
+        raise AssertionError(f"conv2d of a {xs} batch with a {ws} weight, stride 2, padding 1, "
+                             f"gives shape {got.shape}, values off by up to "
+                             f"{np.abs(got - want).max() if got.shape == want.shape else '-'}; "
+                             f"NumPy's window view gives {want.shape}")
+    pooled = F.max_pool2d(sg.tensor(want), 2).numpy()
+    want_pool = sliding_window_view(want, (2, 2), axis=(2, 3))[:, :, ::2, ::2].max(axis=(-2, -1))
+    if pooled.shape != want_pool.shape or not np.allclose(pooled, want_pool):
+        raise AssertionError(f"max_pool2d(kernel 2) of a {want.shape} batch gives shape "
+                             f"{pooled.shape}; NumPy's window view gives {want_pool.shape}")
+    _gradcheck("max_pool2d(conv2d(x, w, b, stride=2, padding=1), 2).sum(), x (2, 3, 7, 6), "
+               "w (4, 3, 3, 3) (numpy device)",
+               lambda x, w, b: F.max_pool2d(F.conv2d(x, w, b, stride=2, padding=1), 2).sum(),
+               x, wt, bt)
+
+
+def default_device() -> None:
+    """``sg.set_default_device`` with a tuple of names: the first that works here
+    becomes the default (lesson 10's ``pick_device``); unknown names are asked about
+    and skipped (no GPU, nor CuPy's import, is needed), and none that works is a
+    RuntimeError naming each one."""
+    import stridegrad as sg
+
+    before = sg.get_default_device()
+    try:
+        sg.set_default_device(("tpu", "python", "cpu"))
+        got = sg.get_default_device()
+        if got != "python":
+            raise AssertionError("set_default_device(('tpu', 'python', 'cpu')) makes "
+                                 f"{got!r} the default, expected 'python' (the first that works)")
+        if sg.zeros(2).device != "python":
+            raise AssertionError("after set_default_device(('tpu', 'python', 'cpu')), "
+                                 f"sg.zeros(2) is on {sg.zeros(2).device!r}, expected 'python'")
+        try:
+            sg.set_default_device(["tpu", "gpu"])
+        except RuntimeError as exc:
+            if "tpu" not in str(exc) or "gpu" not in str(exc):
+                raise AssertionError("set_default_device(['tpu', 'gpu']) raises RuntimeError "
+                                     f"{str(exc)!r}, which does not name both devices") from None
+        else:
+            raise AssertionError("set_default_device(['tpu', 'gpu']) returns, expected a "
+                                 f"RuntimeError (neither works); the default is now "
+                                 f"{sg.get_default_device()!r}")
+    finally:
+        sg.set_default_device(before)
+
+
+def compiled() -> None:
+    """``sg.compile`` against eager mode (lesson 11's passes, and its ``run_graph``
+    replaying each call): a function with a repeated expression, a dead value,
+    constants to fold, ``y - x`` beside ``x - y``, outputs that other ops read, and
+    elementwise chains around a matmul and a sum, on the cpu and python devices, called
+    twice (the second call replays the cached graph)."""
+    import warnings
+
+    import stridegrad as sg
+    from stridegrad.compile import CompileWarning
+
+    def fn(x, y, w):
+        a = x * 2.0 + 1.0
+        b = x * 2.0 + 1.0  # a repeat of a
+        unused = (y * 3.0).exp()  # noqa: F841 - dead code
+        k = sg.tensor(2.0, device=x.device) * sg.tensor(0.25, device=x.device)  # constants
+        h = ((a * b) @ w).relu()
+        e = (y - x).exp()  # an output that an elementwise op reads too
+        return (h * k).tanh().sum(axis=0), e, e * (x - y), b  # b: an output CSE renames
+
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (3, 4), (4, 5))]
+    for device in ("cpu", "python"):
+        args = [sg.tensor(a, device=device) for a in arrays]
+        fast = sg.compile(fn)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CompileWarning)  # an eager fallback is a failure
+            got = [fast(*args) for _ in range(2)]
+        want = fn(*args)
+        for call, outs in enumerate(got, 1):
+            for k, (g, e) in enumerate(zip(outs, want)):
+                if g.shape != e.shape or not np.allclose(g.numpy(), e.numpy(), rtol=1e-5,
+                                                         atol=1e-6):
+                    raise AssertionError(
+                        f"sg.compile(fn) on {device}, call {call}: output {k} is "
+                        f"{np.round(g.numpy(), 4).tolist()}, eager mode gives "
+                        f"{np.round(e.numpy(), 4).tolist()}")
+        kernels = fast.graph(*args).cost()["kernels"]
+        traced = fast.graph(*args, optimized=False).cost()["kernels"]
+        if not kernels < traced:
+            raise AssertionError(f"sg.compile(fn) on {device} leaves {kernels} kernels of the "
+                                 f"{traced} traced: the passes removed nothing")
+
+
+def _scalar_loss(xs: list):
+    """A graph of ``sg.Value`` over every operation, ``a`` shared by many nodes, a 1,500-step
+    chain on top (deeper than Python's recursion limit allows a recursive sort): its three
+    leaves and its root."""
+    import stridegrad as sg
+
+    a, b, c = (sg.Value(x) for x in xs)
+    d = a * b + c.tanh()
+    e = (d * d + a).exp() / (b * b + 1.0)
+    y = e.log() + (a - c).relu() * d + d.sigmoid() * 0.5 + a**3 - 2.0 / (c * c + 1.0)
+    for _ in range(1500):
+        y = y * 0.999 + a * 0.001
+    return [a, b, c], y
+
+
+def scalar_gradients() -> None:
+    xs, h = [0.7, -1.3, 0.4], 1e-6
+    leaves, loss = _scalar_loss(xs)
+    loss.backward()
+    for i, leaf in enumerate(leaves):
+        up, down = list(xs), list(xs)
+        up[i] += h
+        down[i] -= h
+        want = (_scalar_loss(up)[1].data - _scalar_loss(down)[1].data) / (2 * h)
+        if not np.isclose(leaf.grad, want, rtol=1e-5, atol=1e-7):
+            raise AssertionError(f"sg.Value: loss.backward() gives d loss/d x{i} = "
+                                 f"{leaf.grad!r}, central differences {want!r}")
+    first = [leaf.grad for leaf in leaves]
+    inner = loss._prev[0]
+    kept = inner.grad
+    loss.backward()  # again: leaves add this call's gradient, interior nodes start again
+    if not np.allclose([leaf.grad for leaf in leaves], [2 * g for g in first], rtol=1e-12):
+        raise AssertionError("sg.Value: a second loss.backward() must add the same gradient "
+                             f"to the leaves again: {first} became "
+                             f"{[leaf.grad for leaf in leaves]}")
+    if not np.isclose(inner.grad, kept, rtol=1e-12):
+        raise AssertionError(f"sg.Value: an interior node holds {inner.grad!r} after a second "
+                             f"loss.backward(), {kept!r} after the first (it must start again "
+                             "from 0)")
+
+
 CASES: list[Case] = [
     Case("arrays against NumPy: shapes and strides", arrays_shapes),
     Case("arrays against NumPy: views", arrays_views),
@@ -291,8 +478,15 @@ CASES: list[Case] = [
     Case("arrays against NumPy: reductions", arrays_reductions),
     Case("arrays against NumPy: matmul", arrays_matmul),
     Case("gradients against finite differences (python device)", gradients),
+    Case("gradients of lesson 08's rules against finite differences (cpu device)",
+         rule_gradients),
     Case("training: an MLP learns the moons (python device)", training),
     Case("training: two SGD steps with momentum and weight decay (python device)", sgd_steps),
+    Case("devices: set_default_device picks the first that works", default_device),
+    Case("convolution and pooling against NumPy and finite differences (numpy device)",
+         convolution),
+    Case("compiled functions against eager mode (cpu and python devices)", compiled),
+    Case("scalar autograd: sg.Value against finite differences", scalar_gradients),
 ]
 
 

@@ -8,7 +8,9 @@ Layers, bottom to top, one file each:
 2. ``_nodes``: one ``Node`` subclass per differentiable op (``MulBackward``, ...),
    holding the edges to its inputs' nodes (``next_functions``) and the raw arrays
    its backward needs (never the output tensor itself: that would be a reference
-   cycle);
+   cycle); the steps they share are :mod:`stridegrad.tensor.rules` (lesson 08's
+   ``unbroadcast``, ``sum_backward``, ``max_backward``, ``matmul_backward``), pure
+   functions of arrays that the nodes call through that module;
 3. ``_engine``: the iterative backward engine (``_run_backward``);
 4. ``_tensor``: the thin user-facing ``Tensor``;
 5. ``_creation``: the creation functions (``tensor``, ``zeros``, ``rand``, ...);

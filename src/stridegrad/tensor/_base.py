@@ -208,19 +208,6 @@ def _bcast_error(sa: Shape, sb: Shape, exc: Exception) -> Exception:
     return exc
 
 
-def _unbroadcast(xp: ModuleType, g: Any, shape: Shape) -> Any:
-    """Sum ``g`` over the axes broadcasting added or stretched, back to ``shape``."""
-    gs = g.shape
-    if gs == shape:
-        return g
-    lead = len(gs) - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1)
-    if not stretched:
-        return xp.sum(g, axis=tuple(range(lead)))
-    g = xp.sum(g, axis=tuple(range(lead)) + stretched, keepdims=True)
-    return xp.reshape(g, shape)
-
-
 def _norm_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
     """Normalise an axis argument (int, tuple, None) to a sorted tuple of non-negative ints."""
     if axis is None:

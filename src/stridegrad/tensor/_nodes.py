@@ -3,6 +3,12 @@
 Each node holds the edges to its inputs' nodes (``next_functions``) and the raw
 arrays its backward needs (never the output tensor itself: that would be a
 reference cycle). ``AccumulateGrad`` is the sink that writes a leaf's ``.grad``.
+
+The steps of lesson 08 are the functions of :mod:`stridegrad.tensor.rules`, called
+through that module at each backward (``rules.unbroadcast(g, shape)``), so that
+``stridegrad yours`` can swap a learner's in: every broadcasting node sums its
+gradients back with ``rules.unbroadcast``; ``SumBackward``/``MeanBackward``,
+``MaxBackward``/``MinBackward`` and ``MatMulBackward`` are the rules' own.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from stridegrad import backend
-from stridegrad.tensor._base import _unbroadcast
+from stridegrad.tensor import rules
 
 if TYPE_CHECKING:
     from stridegrad.tensor._tensor import Tensor
@@ -112,9 +118,9 @@ class AddBackward(Node):
         ea, eb = self._edges
         ga = gb = None
         if ea is not None:
-            ga = g if self.sa is None else _unbroadcast(self.xp, g, self.sa)
+            ga = g if self.sa is None else rules.unbroadcast(g, self.sa)
         if eb is not None:
-            gb = g if self.sb is None else _unbroadcast(self.xp, g, self.sb)
+            gb = g if self.sb is None else rules.unbroadcast(g, self.sb)
         return ga, gb
 
 
@@ -152,11 +158,11 @@ class MulBackward(Node):
         if ea is not None:
             ga = g * self.b
             if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
+                ga = rules.unbroadcast(ga, self.sa)
         if eb is not None:
             gb = g * self.a
             if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
+                gb = rules.unbroadcast(gb, self.sb)
         return ga, gb
 
     def _release(self):
@@ -180,12 +186,12 @@ class DivBackward(Node):
         if ea is not None:
             ga = g / self.b
             if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
+                ga = rules.unbroadcast(ga, self.sa)
         if eb is not None:
             b = self.b
             gb = -(g * self.a) / (b * b)
             if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
+                gb = rules.unbroadcast(gb, self.sb)
         return ga, gb
 
     def _release(self):
@@ -214,12 +220,12 @@ class PowBackward(Node):
             else:
                 ga = g * (b * a ** (b - 1))
             if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
+                ga = rules.unbroadcast(ga, self.sa)
         if eb is not None:
             log_a = math.log(a) if isinstance(a, (int, float)) else self.xp.log(a)
             gb = g * self.out * log_a
             if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
+                gb = rules.unbroadcast(gb, self.sb)
         return ga, gb
 
     def _release(self):
@@ -227,7 +233,13 @@ class PowBackward(Node):
 
 
 class MatMulBackward(Node):
-    """``out = a @ b``: ``grad_a = g @ b.mT``, ``grad_b = a.mT @ g``, batch dims un-broadcast."""
+    """``out = a @ b``: ``rules.matmul_backward`` (``g @ b.mT``, ``a.mT @ g``), batch
+    dims un-broadcast. Saves ``b`` for ``grad_a`` and ``a`` for ``grad_b``, only as needed.
+
+    When one side needs no gradient (``x @ W`` with data ``x``) only the other
+    product is computed, with the rule's formula: asking the rule for both would
+    cost one more matmul per step for the gradient nobody wants.
+    """
 
     __slots__ = ("a", "b", "sa", "sb", "xp")
     _saves = True
@@ -241,15 +253,15 @@ class MatMulBackward(Node):
 
     def apply(self, g):
         ea, eb = self._edges
-        ga = gb = None
-        if ea is not None:
-            ga = g @ self.b.mT
-            if self.sa is not None:
-                ga = _unbroadcast(self.xp, ga, self.sa)
-        if eb is not None:
-            gb = self.a.mT @ g
-            if self.sb is not None:
-                gb = _unbroadcast(self.xp, gb, self.sb)
+        if ea is not None and eb is not None:
+            ga, gb = rules.matmul_backward(self.a, self.b, g)
+        else:  # one side only: the rule's formula for it (see the class docstring)
+            ga = g @ self.b.mT if ea is not None else None
+            gb = self.a.mT @ g if eb is not None else None
+        if ga is not None and self.sa is not None:
+            ga = rules.unbroadcast(ga, self.sa)
+        if gb is not None and self.sb is not None:
+            gb = rules.unbroadcast(gb, self.sb)
         return ga, gb
 
     def _release(self):
@@ -373,59 +385,59 @@ class ToDeviceBackward(Node):
 
 
 class SumBackward(Node):
-    """Broadcasts the gradient back over the reduced axes (a read-only view)."""
+    """``rules.sum_backward``: the gradient broadcast back over the reduced axes (a
+    read-only view). ``axes`` is the forward's, normalised (None: all of them)."""
 
-    __slots__ = ("kd_shape", "shape", "xp")
+    __slots__ = ("axes", "keepdims", "shape")
     _fresh = False
 
-    def __init__(self, edges, xp, shape, kd_shape):
+    def __init__(self, edges, shape, axes, keepdims):
         self._edges = edges
         self._released = False
-        self.xp, self.shape, self.kd_shape = xp, shape, kd_shape
+        self.shape, self.axes, self.keepdims = shape, axes, keepdims
 
     def apply(self, g):
-        xp = self.xp
-        if self.kd_shape is not None:
-            g = xp.reshape(g, self.kd_shape)
-        return (xp.broadcast_to(g, self.shape),)
+        return (rules.sum_backward(g, self.shape, self.axes, self.keepdims),)
 
 
 class MeanBackward(SumBackward):
+    """``sum``'s rule for ``g / n``, ``n`` the number of entries averaged."""
+
     __slots__ = ("n",)
 
-    def __init__(self, edges, xp, shape, kd_shape, n):
-        SumBackward.__init__(self, edges, xp, shape, kd_shape)
+    def __init__(self, edges, shape, axes, keepdims, n):
+        SumBackward.__init__(self, edges, shape, axes, keepdims)
         self.n = n
 
     def apply(self, g):
-        return SumBackward.apply(self, g / self.n)
+        return (rules.sum_backward(g / self.n, self.shape, self.axes, self.keepdims),)
 
 
 class MaxBackward(Node):
-    """Max/min over axes: the gradient is split evenly between tied extrema."""
+    """``rules.max_backward``: the gradient split evenly between tied maxima. Saves the input."""
 
-    __slots__ = ("axes", "kd_shape", "out_kd", "x", "xp")
+    __slots__ = ("axes", "keepdims", "x")
     _saves = True
 
-    def __init__(self, edges, xp, x, out_kd, axes, kd_shape):
+    def __init__(self, edges, x, axes, keepdims):
         self._edges = edges
         self._released = False
-        self.xp, self.x, self.out_kd, self.axes, self.kd_shape = xp, x, out_kd, axes, kd_shape
+        self.x, self.axes, self.keepdims = x, axes, keepdims
 
     def apply(self, g):
-        xp = self.xp
-        if self.kd_shape is not None:
-            g = xp.reshape(g, self.kd_shape)
-        mask = xp.astype(self.x == self.out_kd, self.x.dtype)
-        count = xp.sum(mask, axis=self.axes, keepdims=True)
-        return (mask * (g / count),)
+        return (rules.max_backward(self.x, g, self.axes, self.keepdims),)
 
     def _release(self):
-        self.x = self.out_kd = None
+        self.x = None
 
 
 class MinBackward(MaxBackward):
+    """The minima of ``x`` are the maxima of ``-x``: ``rules.max_backward(-x, ...)``."""
+
     __slots__ = ()
+
+    def apply(self, g):
+        return (rules.max_backward(-self.x, g, self.axes, self.keepdims),)
 
 
 class ReshapeBackward(Node):
@@ -595,11 +607,11 @@ class WhereBackward(Node):
         if ex is not None:
             gx = xp.where(self.cond, g, zero)
             if self.sx is not None:
-                gx = _unbroadcast(xp, gx, self.sx)
+                gx = rules.unbroadcast(gx, self.sx)
         if ey is not None:
             gy = xp.where(self.cond, zero, g)
             if self.sy is not None:
-                gy = _unbroadcast(xp, gy, self.sy)
+                gy = rules.unbroadcast(gy, self.sy)
         return gx, gy
 
     def _release(self):

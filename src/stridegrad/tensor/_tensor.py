@@ -966,24 +966,18 @@ class Tensor:
     # ---- reductions
     def _reduce_prep(self, axis, keepdims, dim, keepdim):
         axis, keepdims = _axis_args(axis, keepdims, dim, keepdim)
-        axes = _norm_axes(axis, self._data.ndim)
-        shape = self.shape
-        kd_shape = None
-        if not keepdims:
-            red = range(len(shape)) if axes is None else axes
-            kd_shape = tuple(1 if i in red else n for i, n in enumerate(shape))
-        return axes, keepdims, shape, kd_shape
+        return _norm_axes(axis, self._data.ndim), keepdims, self.shape
 
     def sum(
         self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: Any = None
     ) -> Tensor:
         """Sum over ``axis`` (int, tuple or None for all); ``(…)`` -> reduced shape."""
-        axes, keepdims, shape, kd_shape = self._reduce_prep(axis, keepdims, dim, keepdim)
+        axes, keepdims, shape = self._reduce_prep(axis, keepdims, dim, keepdim)
         xp = self._xp
         out = xp.sum(self._data, axis=axes, keepdims=keepdims)
         node = None
         if _base._grad_enabled and self._requires_grad:
-            node = SumBackward((_edge(self),), xp, shape, kd_shape)
+            node = SumBackward((_edge(self),), shape, axes, keepdims)
         return _wrap(out, self._device, xp, node)
 
     def mean(
@@ -991,17 +985,17 @@ class Tensor:
     ) -> Tensor:
         """Mean over ``axis`` (floating tensors only)."""
         self._float_only("mean")
-        axes, keepdims, shape, kd_shape = self._reduce_prep(axis, keepdims, dim, keepdim)
+        axes, keepdims, shape = self._reduce_prep(axis, keepdims, dim, keepdim)
         xp = self._xp
         out = xp.mean(self._data, axis=axes, keepdims=keepdims)
         node = None
         if _base._grad_enabled and self._requires_grad:
             n = math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
-            node = MeanBackward((_edge(self),), xp, shape, kd_shape, n)
+            node = MeanBackward((_edge(self),), shape, axes, keepdims, n)
         return _wrap(out, self._device, xp, node)
 
     def _extremum(self, fn: str, axis, keepdims, dim, keepdim) -> Tensor:
-        axes, keepdims, shape, kd_shape = self._reduce_prep(axis, keepdims, dim, keepdim)
+        axes, keepdims, shape = self._reduce_prep(axis, keepdims, dim, keepdim)
         if 0 in shape:
             raise ValueError(f"{fn}() of an empty tensor of shape {shape}")
         xp = self._xp
@@ -1014,7 +1008,7 @@ class Tensor:
         node = None
         if _base._grad_enabled and self._requires_grad:
             cls = MaxBackward if fn == "max" else MinBackward
-            node = cls((_edge(self),), xp, self._data, out_kd, all_axes, kd_shape)
+            node = cls((_edge(self),), self._data, axes, keepdims)
         return _wrap(out, self._device, xp, node)
 
     def max(

@@ -25,7 +25,7 @@ from stridegrad.course.checkpoints._arrays import show as _show
 __all__ = ["call_text", "checkpoint", "expect_array", "same_array"]
 
 checkpoint = Checkpoint("08_tensor_autograd", "tensor autograd",
-                        reference="stridegrad.course.reference",
+                        reference="stridegrad.tensor.rules",
                         # numerical_gradient is the library's own: gradcheck calls it
                         library={"numerical_gradient": ("stridegrad.gradcheck.numerical_gradient",)})
 

@@ -41,8 +41,10 @@ except ImportError:  # pragma: no cover - the dev environment has it
 __all__ = ["FakeAsyncDevice", "FakeCuPyArray", "checkpoint", "fake_cupy"]
 
 checkpoint = Checkpoint("10_backends", "backends",
-                        # to_host is the library's own: backend.to_numpy calls it
-                        library={"to_host": ("stridegrad.backend.to_host",)})
+                        # to_host is the library's own: backend.to_numpy calls it;
+                        # pick_device too: backend.set_default_device calls it
+                        library={"to_host": ("stridegrad.backend.to_host",),
+                                 "pick_device": ("stridegrad.backend.pick_device",)})
 
 
 # ------------------------------------------------------------------ stand-ins

@@ -2,7 +2,7 @@
 ``eliminate_common_subexpressions``, ``constant_fold`` and ``fuse_elementwise``.
 
 Every test graph is written by hand in the text form of
-:mod:`stridegrad.course.compiler`, and so is every expected result: a pass must
+:mod:`stridegrad.compile.graph`, and so is every expected result: a pass must
 give exactly that graph (same ops, same order, same names). A result that is
 not a well-formed graph (a name read before it is defined, an output nobody
 defines) is reported as such. Values are checked with a small interpreter of
@@ -19,14 +19,14 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from stridegrad.compile.graph import (Graph, Op, eliminate_common_subexpressions, evaluate,
+                                      parse, validate)
 from stridegrad.course.checks import CheckFailure, Checkpoint, expect, fail, short_repr
-from stridegrad.course.compiler import (Graph, Op, eliminate_common_subexpressions, evaluate,
-                                       parse, validate)
 from stridegrad.course.contracts import Call, Invalid
 
 __all__ = ["checkpoint"]
 
-checkpoint = Checkpoint("11_beyond_eager", "beyond eager", reference="stridegrad.course.compiler")
+checkpoint = Checkpoint("11_beyond_eager", "beyond eager", reference="stridegrad.compile.graph")
 
 
 # ------------------------------------------------------------------ helpers

@@ -31,7 +31,7 @@ from stridegrad.course.contracts import Invalid
 __all__ = ["checkpoint"]
 
 checkpoint = Checkpoint("12_convolution_through_strides", "convolution through strides",
-                        reference="stridegrad.course.reference_conv")
+                        reference="stridegrad.nn.im2col")
 
 
 # ------------------------------------------------------------------ helpers

@@ -6,7 +6,7 @@ Each must fail checkpoint 11; ``test_checks.py`` and ``test_ep11.py`` run them a
 from stridegrad.course.misconceptions import Misconception
 
 
-_IR = ("from stridegrad.course.compiler import (COMMUTATIVE, ELEMENTWISE, Graph, Op, "
+_IR = ("from stridegrad.compile.graph import (COMMUTATIVE, ELEMENTWISE, Graph, Op, "
        "evaluate, fused_op)\n")
 
 MISCONCEPTIONS = {

@@ -300,7 +300,7 @@ MISCONCEPTIONS = {
 
 _WEIGHT_GRAD = """
 import numpy as np
-from stridegrad.course.reference_conv import im2col
+from stridegrad.nn.im2col import im2col
 
 
 def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):

@@ -8,73 +8,8 @@ from the library, whose own function it is.
 """
 
 
-from stridegrad.array.layout import Shape, Strides
-
-
-def matmul_2d(a: list, a_shape: Shape, a_strides: Strides,
-              b: list, b_shape: Shape, b_strides: Strides) -> list:
-    """Matrix product of two rank-2 strided arrays over flat storage.
-
-    Shape contract: ``(n, k) @ (k, m) -> (n, m)``; ``a`` and ``b`` are storage
-    lists read through any strides >= 0 (transposed, stepped or broadcast
-    views, 0 included), each starting at position 0 of its storage. Any sizes,
-    0 included.
-    Returns a new list, the flat row-major storage of the product: element
-    ``i * m + j`` is the dot product of row ``i`` of ``a`` and column ``j`` of
-    ``b``, a sum that starts at 0 (an int when the numbers are ints; 0 when
-    ``k`` is 0).
-
-    Raises:
-        ValueError: naming both shapes, if the inner sizes differ.
-
-    Example:
-        >>> matmul_2d([1, 2, 3, 4], (2, 2), (2, 1), [1, 0, 0, 1], (2, 2), (2, 1))
-        [1, 2, 3, 4]
-    """
-    (n, k), (k2, m) = a_shape, b_shape
-    if k != k2:
-        raise ValueError(f"matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} are not "
-                         f"aligned: {k} != {k2}")
-    out = []
-    for i in range(n):
-        for j in range(m):
-            row, col = i * a_strides[0], j * b_strides[1]  # where row i and column j start
-            total = 0
-            for p in range(k):
-                total += a[row + p * a_strides[1]] * b[col + p * b_strides[0]]
-            out.append(total)
-    return out
-
-
-def batched_matmul(a: list, a_shape: Shape, a_strides: Strides,
-                   b: list, b_shape: Shape, b_strides: Strides) -> list:
-    """Batched matrix product of two rank-3 strided arrays over flat storage.
-
-    Shape contract: ``(B, n, k) @ (B, k, m) -> (B, n, m)``, matrix ``t`` of
-    the result being ``a[t] @ b[t]``. Any strides >= 0, 0 included (a batch
-    stride of 0 shares one matrix across the batch), each array starting at
-    position 0 of its storage; any sizes, 0 included. Returns a new list, the
-    flat row-major storage of the result, each element a dot product as in
-    ``matmul_2d``.
-
-    Raises:
-        ValueError: naming both shapes, if the batch sizes or the inner sizes differ.
-    """
-    (nb, n, k), (nb2, k2, m) = a_shape, b_shape
-    if nb != nb2 or k != k2:
-        raise ValueError(f"batched matmul: shapes {tuple(a_shape)} and {tuple(b_shape)} do not "
-                         "match: batch sizes and inner sizes must be equal")
-    out = []
-    for t in range(nb):
-        for i in range(n):
-            for j in range(m):
-                row = t * a_strides[0] + i * a_strides[1]
-                col = t * b_strides[0] + j * b_strides[2]
-                total = 0
-                for p in range(k):
-                    total += a[row + p * a_strides[2]] * b[col + p * b_strides[1]]
-                out.append(total)
-    return out
+from stridegrad.array.layout import matmul_2d
+from stridegrad.array.layout import batched_matmul
 
 
 def mse(pred: list, target: list) -> float:

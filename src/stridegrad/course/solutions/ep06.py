@@ -11,8 +11,8 @@ from the library, whose own function it is.
 from stridegrad.course.designs import add
 from stridegrad.course.designs import mul
 from stridegrad.course.designs import tanh
-from stridegrad.course.designs import topological_order
-from stridegrad.course.designs import backward
+from stridegrad.scalar import topological_order
+from stridegrad.scalar import backward
 from stridegrad.course.designs import central_difference
 from stridegrad.course.designs import power
 

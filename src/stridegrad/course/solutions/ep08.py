@@ -8,10 +8,10 @@ from the library, whose own function it is.
 """
 
 
-from stridegrad.course.reference import unbroadcast
-from stridegrad.course.reference import sum_backward
-from stridegrad.course.reference import max_backward
-from stridegrad.course.reference import matmul_backward
+from stridegrad.tensor.rules import unbroadcast
+from stridegrad.tensor.rules import sum_backward
+from stridegrad.tensor.rules import max_backward
+from stridegrad.tensor.rules import matmul_backward
 from stridegrad.gradcheck import numerical_gradient
 
 

@@ -8,6 +8,7 @@ from the library, whose own function it is.
 """
 
 
+from stridegrad.backend import pick_device
 from stridegrad.backend import to_host
 
 
@@ -60,33 +61,6 @@ def softmax(xp, x, axis=-1):
     m = xp.max(x, axis=axis, keepdims=True)
     e = xp.exp(x - m)
     return e / xp.sum(e, axis=axis, keepdims=True)
-
-
-from stridegrad.backend import device_available
-
-
-def pick_device(prefer, available=device_available):
-    """The first device of ``prefer`` (a name, or a tuple or list of names) that works.
-
-    ``available(name)`` returns ``(ok, reason)``; it is asked about the names in
-    order, once each, and about none after the first that works. Raises
-    RuntimeError naming every device tried and its reason when none works,
-    ValueError when ``prefer`` is empty.
-
-    Example:
-        >>> pick_device(("cuda", "cpu"))  # on a machine without a GPU
-        'cpu'
-    """
-    names = (prefer,) if isinstance(prefer, str) else tuple(prefer)
-    if not names:
-        raise ValueError("pick_device: no device to choose from")
-    reasons = []
-    for name in names:
-        ok, why = available(name)
-        if ok:
-            return name
-        reasons.append(f"{name!r} ({why})")
-    raise RuntimeError("no device works here: " + "; ".join(reasons))
 
 
 import math

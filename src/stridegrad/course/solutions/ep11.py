@@ -8,14 +8,14 @@ from the library, whose own function it is.
 """
 
 
-from stridegrad.course.compiler import run_graph
-from stridegrad.course.compiler import eliminate_dead_code
-from stridegrad.course.compiler import eliminate_common_subexpressions
-from stridegrad.course.compiler import constant_fold
-from stridegrad.course.compiler import fuse_elementwise
+from stridegrad.compile.graph import run_graph
+from stridegrad.compile.graph import eliminate_dead_code
+from stridegrad.compile.graph import eliminate_common_subexpressions
+from stridegrad.compile.graph import constant_fold
+from stridegrad.compile.graph import fuse_elementwise
 
 
-from stridegrad.course.compiler import Graph, Op
+from stridegrad.compile.graph import Graph, Op
 
 
 def simplify_identities(graph):

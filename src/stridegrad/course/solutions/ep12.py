@@ -9,12 +9,12 @@ from the library, whose own function it is.
 
 
 import numpy as np
-from stridegrad.course.reference_conv import window_layout
-from stridegrad.course.reference_conv import im2col
-from stridegrad.course.reference_conv import conv2d
-from stridegrad.course.reference_conv import col2im
-from stridegrad.course.reference_conv import max_pool2d
-from stridegrad.course.reference_conv import conv2d_input_grad
+from stridegrad.nn.im2col import window_layout
+from stridegrad.nn.im2col import im2col
+from stridegrad.nn.im2col import conv2d
+from stridegrad.nn.im2col import col2im
+from stridegrad.nn.im2col import max_pool2d
+from stridegrad.nn.im2col import conv2d_input_grad
 
 
 def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):

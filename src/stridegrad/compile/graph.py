@@ -1,8 +1,11 @@
-"""A tiny graph IR for lesson 11, and the reference answers of its exercises.
+"""The IR the compiler's passes run on, and the passes themselves (lesson 11's exercises).
 
-The library's IR (:mod:`stridegrad.compile.ir`) carries shapes, dtypes, literal
-arguments and a device. The lesson's passes work on a smaller one, so that each
-pass fits in a screenful and each test graph can be written by hand:
+``sg.compile`` traces a function into :mod:`stridegrad.compile.ir` (nodes with shapes,
+dtypes, literal arguments, a device), lowers that graph into this one
+(:mod:`stridegrad.compile.lowering`), runs the passes of this module on it, and raises
+the result back with one generated kernel per ``fused`` op; every compiled call is then
+replayed by :func:`run_graph`. The IR is small, so that each pass fits in a screenful
+and each test graph can be written by hand:
 
 * an :class:`Op` is one value, ``name = op(arg, ..., key=value)``: ``name`` is a
   string, ``args`` are the names of earlier values, ``attrs`` are keyword
@@ -33,47 +36,63 @@ Two graphs are equal when their texts are. Op names are the library's
 (``add``, ``subtract``, ``multiply``, ``divide``, ``negative``, ``exp``,
 ``log``, ``tanh``, ``maximum``, ``sum``, ``matmul``, ...;
 :mod:`stridegrad.compile.ops`), and :func:`evaluate` runs one op on NumPy with
-the library's rule, so :func:`from_library` turns a graph traced by
-``sg.compile`` into this form and the lesson's passes run on real traces.
+the library's rule; :func:`from_library` shows a graph traced by ``sg.compile``
+in this form.
+
+**On the library's path** (inside :func:`on_backend`, which ``sg.compile`` enters
+while it optimizes and replays) values are the backend's own arrays (NumPy, CuPy or
+``stridegrad.array``), kept with their dtype and device: :func:`evaluate` runs each op
+on that backend and gives back what it gives (a 0-d array stays an array), and an
+attribute or ``const`` value that is an array, or cannot be hashed (a slice of an
+indexing key), is held in a :class:`Literal`, which hashes and compares like the value
+it holds. A pass takes such values as they are: it never needs to look inside.
 
 The exercise functions (``run_graph``, ``eliminate_dead_code``,
 ``eliminate_common_subexpressions``, ``constant_fold``, ``fuse_elementwise``)
 are top-level functions with a docstring stating their contract: the lesson
 build copies their source into the solution notebook and turns their bodies
-into stubs in the lesson notebook.
+into stubs in the lesson notebook. The library calls them as attributes of this
+module (``graph.constant_fold(g)``), so ``stridegrad yours`` can put yours in their
+place.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from stridegrad.compile import kernels as _kernels
 from stridegrad.compile import ops as _ops
 
 __all__ = [
     "COMMUTATIVE",
     "ELEMENTWISE",
     "Graph",
+    "Literal",
     "Op",
+    "body_ops",
     "constant_fold",
     "eliminate_common_subexpressions",
     "eliminate_dead_code",
     "evaluate",
+    "freeze",
     "from_library",
     "fuse_elementwise",
     "fused_op",
+    "on_backend",
     "parse",
     "run_graph",
     "validate",
 ]
 
 #: ops that work element by element (the library's list): a chain of them can be fused
-ELEMENTWISE = frozenset(_ops.ELEMENTWISE - {"astype"})
+#: (``astype(x, dtype)`` too: the library's fused kernels cast on the way)
+ELEMENTWISE = frozenset(_ops.ELEMENTWISE)
 #: ops whose two arguments can swap without changing the value
 COMMUTATIVE = frozenset(["add", "multiply", "maximum", "minimum", "equal", "not_equal"])
 
@@ -83,9 +102,104 @@ _SPECIAL = ("input", "const", "fused")
 # --------------------------------------------------------------------------- values
 
 
+_BACKEND: list[Any] = []  # the array namespace of the library's compilation running now
+
+
+@contextlib.contextmanager
+def on_backend(xp: Any) -> Iterator[None]:
+    """Within it, values are arrays of the namespace ``xp`` (the library's path).
+
+    ``sg.compile`` enters it while its passes run and while a graph is replayed:
+    :func:`evaluate` then runs ops on ``xp`` and keeps their results as they are, and
+    :class:`Op` keeps array attributes as :class:`Literal` values instead of tuples.
+    """
+    _BACKEND.append(xp)
+    try:
+        yield
+    finally:
+        _BACKEND.pop()
+
+
+def freeze(v: Any) -> Any:
+    """A hashable key for a literal or attribute value that keeps apart what computes
+    differently: a float by its text (``-0.0`` is not ``0.0``: ``1 / x`` differs), a
+    number by its type (``1`` is not ``1.0``), an array by its identity. ``TypeError``
+    for a value with no key."""
+    if isinstance(v, float):
+        return ("float", repr(v))
+    if isinstance(v, (bool, int, str)) or v is None:
+        return (type(v).__name__, v)
+    if isinstance(v, (tuple, list)):
+        return ("seq", tuple(freeze(x) for x in v))
+    if isinstance(v, slice):
+        return ("slice", freeze(v.start), freeze(v.stop), freeze(v.step))
+    if v is Ellipsis:
+        return ("...",)
+    if isinstance(v, dict):
+        return ("dict", tuple(sorted((k, freeze(x)) for k, x in v.items())))
+    if _ops.is_array(v):
+        return ("array", id(v))
+    hash(v)  # dtypes, kernel programs
+    return ("obj", type(v).__name__, v)
+
+
+class Literal:
+    """A value the library puts in an attribute or a ``const`` op that is an array, a
+    class (``np.float32``) or cannot be hashed (an indexing key with slices), held so
+    that it can be: two literals are equal when :func:`freeze` gives them the same key
+    (arrays: the same array). ``.value`` is the value itself; :func:`evaluate` takes it
+    out.
+
+    Example:
+        >>> Literal((slice(0, 2), None)) == Literal((slice(0, 2), None))
+        True
+    """
+
+    __slots__ = ("_key", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        try:
+            self._key = freeze(value)
+        except TypeError:
+            self._key = ("id", id(value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Literal) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        from stridegrad.compile.ir import literal_text
+
+        return literal_text(self.value)
+
+
+def _library_value(v: Any) -> Any:
+    """An attribute value on the library's path: as it is when it is hashable and not
+    an array or a class, else in a :class:`Literal`."""
+    if isinstance(v, Literal):
+        return v
+    if _ops.is_array(v) or isinstance(v, type):  # arrays; scalar types such as np.float32
+        return Literal(v)
+    try:
+        hash(v)
+    except TypeError:
+        return Literal(v)
+    return v
+
+
+def _unwrap(v: Any) -> Any:
+    return v.value if type(v) is Literal else v
+
+
 def _plain(v: Any) -> Any:
     """An attribute value in its canonical, hashable form: NumPy arrays and lists
-    become nested tuples, NumPy scalars Python numbers."""
+    become nested tuples, NumPy scalars Python numbers (on the library's path, see
+    :func:`on_backend`: :func:`_library_value`)."""
+    if _BACKEND:
+        return _library_value(v)
     if isinstance(v, (np.ndarray, np.generic)):
         v = v.tolist()
     if isinstance(v, (list, tuple)):
@@ -320,10 +434,17 @@ def evaluate(op: Op, args: list) -> Any:
     with ``op.attrs`` as keyword arguments. Scalars come back as Python numbers.
     An ``input`` has no rule: its value comes from the caller (``ValueError``).
 
+    On the library's path (inside :func:`on_backend`) the op runs on that backend
+    instead, :class:`Literal` values are taken out of their holders, results come
+    back as the backend gives them, and a ``fused`` op the library lowered runs its
+    generated kernel (``attrs["program"]``).
+
     Example:
         >>> evaluate(Op("z", "add", ("x", "y")), [2.0, 3.0])
         5.0
     """
+    if _BACKEND:
+        return _evaluate_on(_BACKEND[-1], op, args)
     if op.op == "input":
         raise ValueError(f"'{op}' is an input: its value comes from the caller, "
                          "not from evaluate")
@@ -342,6 +463,33 @@ def evaluate(op: Op, args: list) -> Any:
     except AttributeError:
         raise ValueError(f"'{op}': unknown op {op.op!r}") from None
     return _scalar(out)
+
+
+def _evaluate_on(xp: Any, op: Op, args: list) -> Any:
+    """:func:`evaluate` on the library's path: the backend ``xp``, values as they are."""
+    kind = op.op
+    attrs = op.attrs
+    if kind == "const":
+        v = attrs["value"]
+        return v.value if type(v) is Literal else v
+    if kind == "input":
+        raise ValueError(f"'{op}' is an input: its value comes from the caller, "
+                         "not from evaluate")
+    if len(args) != len(op.args):
+        raise ValueError(f"'{op}' has {len(op.args)} arguments, got {len(args)} values")
+    args = [a.value if type(a) is Literal else a for a in args]  # (a replay has none)
+    if kind == "fused":
+        program = attrs.get("program")
+        if program is not None:
+            return _kernels.run_fused(xp, _unwrap(program), args)
+        env = dict(zip(op.args, args))
+        value = None
+        for inner in body_ops(op):
+            value = env[inner.name] = _evaluate_on(xp, inner, [env[a] for a in inner.args])
+        return value
+    if attrs:
+        attrs = {k: _unwrap(v) for k, v in attrs.items()}
+    return _ops.evaluate(kind, xp, args, attrs)
 
 
 def fused_op(graph: Graph, members: Iterable[Op | str]) -> Op:
@@ -386,58 +534,35 @@ def from_library(graph: Any) -> Graph:
     """The lesson's form of a graph traced by ``sg.compile`` (take it before the passes:
     ``compiled.graph(..., optimized=False)``).
 
-    Placeholders become ``input`` ops named by their labels, constants ``const``
-    ops, number literals (the ``2.0`` of ``x * 2.0``) ``const`` ops of their own;
-    node ``%7`` is named ``v7``. Raises ``ValueError`` for what this IR does not
-    carry (other literal arguments such as axes tuples, fused nodes).
+    It is the graph the library's passes get (:func:`stridegrad.compile.lowering.lower`),
+    shown with NumPy values: placeholders become ``input`` ops named by their labels,
+    constants ``const`` ops, number literals (the ``2.0`` of ``x * 2.0``) ``const`` ops
+    of their own; node ``%7`` is named ``v7``. Raises ``ValueError`` for what the text
+    form does not carry (other literal arguments such as axes tuples, fused nodes).
     """
     from stridegrad import backend
+    from stridegrad.compile import lowering
     from stridegrad.compile.ir import Node
-
-    ops: list[Op] = []
-    names: dict[int, str] = {}
-    taken: set[str] = set()
-
-    def fresh(base: str) -> str:
-        base = re.sub(r"\W", "_", base).strip("_") or "v"
-        if base[0].isdigit():
-            base = "v" + base
-        name, k = base, 1
-        while name in taken:
-            name, k = f"{base}_{k}", k + 1
-        taken.add(name)
-        return name
 
     for n in graph.nodes:
         if n.op == "fused":
             raise ValueError("from_library: the graph is already fused; take the traced graph "
                              "(optimized=False)")
-        args = []
         for a in n.inputs:
-            if isinstance(a, Node):
-                args.append(names[id(a)])
-            elif isinstance(a, (int, float)) and not isinstance(a, bool):
-                c = fresh(f"c{len(ops)}")
-                ops.append(Op(c, "const", (), {"value": a}))
-                args.append(c)
-            else:
+            if not isinstance(a, Node) and (isinstance(a, bool) or not isinstance(a, (int, float))):
                 raise ValueError(f"from_library: {n.name} = {n.op}(...) has a literal argument "
                                  f"{a!r} that this IR does not carry")
-        if n.op == "placeholder":
-            op = Op(fresh(n.attrs.get("label", n.name)), "input")
-        elif n.op == "constant":
-            value = backend.to_numpy(n.attrs["value"], graph.device)
-            op = Op(fresh(n.name.replace("%", "v")), "const", (), {"value": value})
-        else:
-            op = Op(fresh(n.name.replace("%", "v")), n.op, args, n.attrs)
-        names[id(n)] = op.name
-        ops.append(op)
-    outputs = []
     for o in graph.outputs:
         if not isinstance(o, Node):
             raise ValueError(f"from_library: the graph returns a literal {o!r}")
-        outputs.append(names[id(o)])
-    return Graph(ops, outputs)
+    lowered, _ = lowering.lower(graph, shown=True)
+    ops = []
+    for op in lowered.ops:
+        attrs = {k: _unwrap(v) for k, v in op.attrs.items()}
+        if op.op == "const" and _ops.is_array(attrs["value"]):
+            attrs["value"] = backend.to_numpy(attrs["value"], graph.device)
+        ops.append(Op(op.name, op.op, op.args, attrs))
+    return Graph(ops, lowered.outputs)
 
 
 # --------------------------------------------------------------------------- exercises
@@ -452,6 +577,10 @@ def run_graph(graph, inputs):
     graph has no input for are ignored); every other op's value is ``evaluate(op,
     [values of its args])``. ``inputs`` and ``graph`` are left as they were: the
     intermediate values are kept elsewhere.
+
+    The library replays every call of a compiled function with it: the values are
+    then the backend's arrays, on any device, and each must be kept as ``evaluate``
+    gives it (no conversion), once per op (an op is run once per call).
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nz = multiply(x, y)\\nreturn z")
@@ -475,7 +604,8 @@ def eliminate_dead_code(graph):
     any length work, a chain of thousands of ops too: walk the ops once, from the
     last, with no recursion (and without changing ``sys.setrecursionlimit``).
     ``graph`` is not changed, and the result is a new Graph even when nothing is
-    dead.
+    dead. (``sg.compile`` runs it on every graph it traces; a training step's graph
+    has hundreds of ops.)
 
     Example:
         >>> g = parse("x = input()\\nd = exp(x)\\nz = negative(x)\\nreturn z")
@@ -505,6 +635,10 @@ def eliminate_common_subexpressions(graph):
     arguments are two different values. Outputs are renamed too. Every op kept
     keeps its name, its attrs and its args in their order (renamed); ``graph`` is
     not changed.
+
+    On the library's path attrs and const values may be :class:`Literal` values
+    (arrays, indexing keys), which are hashable and equal only to a literal of the same
+    value: use them in a key as they are.
 
     Example:
         >>> g = parse("x = input()\\na = exp(x)\\nb = exp(x)\\nz = add(a, b)\\nreturn z")
@@ -549,6 +683,10 @@ def constant_fold(graph):
     constants that are no longer read are left for dead-code elimination).
     ``fused`` ops and reductions fold too; ``graph`` is not changed.
 
+    On the library's path the consts hold the backend's arrays (or
+    :class:`Literal` values): hand them to ``evaluate`` as they are, and keep what it
+    returns as the new const's value, so that dtypes and devices stay as they were.
+
     Example:
         >>> g = parse("x = input()\\na = const(value=2.0)\\nb = const(value=3.0)\\n"
         ...           "c = multiply(a, b)\\nz = add(x, c)\\nreturn z")
@@ -586,6 +724,10 @@ def fuse_elementwise(graph):
     (``sum``, ``matmul``, inputs, consts, ``fused`` ops already there) are kept as
     they are: a reduction mixes elements, so the chain stops there. ``graph`` is
     not changed.
+
+    The library generates one kernel from each fused op's body (a NumPy plan that
+    reuses buffers, a Python scalar loop, a CUDA kernel), so each fused op must be made
+    with ``fused_op`` and list its members in graph order.
 
     Example:
         >>> g = parse("x = input()\\ny = input()\\nb = input()\\n"

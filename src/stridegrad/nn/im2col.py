@@ -1,14 +1,32 @@
-"""Reference solutions of lesson 12's exercises (convolution through strides).
+"""Lesson 12's functions, the library's own: windows, im2col, col2im, pooling, conv.
 
-Small functions on NumPy arrays: the window view's layout, im2col through
-``as_strided``, convolution as one matmul, col2im, max-pooling and the input
-gradient of a convolution. The lesson build copies each function's body from
-here into the solution notebook and writes a stub with the same signature and
-docstring into the lesson. The functions call one another (and ``np``,
-``as_strided``) by the names the notebook has too.
+Small functions on NumPy arrays of one image (or a stack of channels): the window
+view's layout, im2col through ``as_strided``, convolution as one matmul, col2im,
+max-pooling and the input gradient of a convolution. They are the exercises of
+lesson 12 and their references: ``stridegrad build 12`` copies each body into the
+solution notebook and writes a stub with the same signature and docstring into the
+lesson. They call one another (and ``np``, ``as_strided``) by the names the notebook
+has too, looked up in this module when they run, so that a learner's ``im2col``
+installed here (``stridegrad yours``) is the one the library's ``conv2d`` calls.
 
-The library's own convolution is ``stridegrad.nn.functional.conv2d``
-(``stridegrad/nn/conv.py``); nothing in the library imports this module.
+The library calls them through this module (``from stridegrad.nn import im2col``,
+then ``im2col.conv2d(...)``), from :mod:`stridegrad.nn.conv`:
+
+* ``window_layout`` lays out every window view the library makes over an array with
+  strides (NumPy, CuPy and the ``python`` device's strided arrays, any batch);
+* on NumPy, ``F.conv2d`` runs ``conv2d`` on each image of the batch and its backward
+  runs ``conv2d_input_grad`` (which calls ``col2im``) and ``im2col`` (for the
+  weight's gradient), image by image (``im2col`` and ``col2im`` themselves where the
+  stride or the padding differ between the axes); ``F.max_pool2d`` runs
+  ``max_pool2d`` on all the batch's channels at once, and ``col2im`` in its backward.
+  One layer shape (3 x 3, stride 1) has a faster path of its own while these
+  functions are the library's (see :mod:`stridegrad.nn.conv`), held by the tests to
+  the same answers.
+
+The library passes NumPy arrays of float32 or float64 (the Tensor's dtype, which each
+function keeps) that may be views, and ints for ``conv2d``'s stride and padding; the
+Tensors, the batch and the autograd around these functions are
+:mod:`stridegrad.nn.conv`'s.
 """
 
 from __future__ import annotations
@@ -27,6 +45,8 @@ def window_layout(shape: tuple, strides: tuple, kernel: tuple, stride: tuple = (
     ``OH = (H - kh) // sh + 1`` and ``OW = (W - kw) // sw + 1``, for
     ``kernel = (kh, kw)`` and ``stride = (sh, sw)``. Element ``(..., r, c, i, j)``
     of the view is element ``(..., r * sh + i, c * sw + j)`` of the array.
+    The library lays out its window views with it, for batches ``(N, C, H, W)``
+    too, on every device whose arrays have strides.
 
     Raises:
         ValueError: naming the kernel and the shape if the kernel does not fit
@@ -52,7 +72,8 @@ def im2col(x: np.ndarray, kernel: tuple, stride: tuple = (1, 1)) -> np.ndarray:
     in ``window_layout``:
     ``cols[c * kh * kw + i * kw + j, r * OW + q] == x[c, r * sh + i, q * sw + j]``.
     ``x`` may have any strides. The result is a new array (it shares no memory
-    with ``x``) of ``x``'s dtype.
+    with ``x``) of ``x``'s dtype (the library's float32 too: it makes the columns of
+    each zero-padded image for the weight's gradient).
 
     Raises:
         ValueError: naming the shape if ``x`` is not 3-D, or as ``window_layout``.
@@ -76,6 +97,8 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None,
     same for ``OW``): ``out[o, r, q] = bias[o] + sum over c, i, j of
     xp[c, r * stride + i, q * stride + j] * weight[o, c, i, j]``, where ``xp``
     is ``x`` with ``padding`` rows and columns of zeros on every side.
+    The library's ``F.conv2d`` runs it on each image of a NumPy batch, with the
+    Tensors' dtype (float32 or float64) for all three, which the result keeps.
 
     Raises:
         ValueError: naming both channel counts and the weight's shape if ``x``
@@ -100,7 +123,9 @@ def col2im(cols: np.ndarray, shape: tuple, kernel: tuple, stride: tuple = (1, 1)
     ``(C, H, W)`` with ``OH, OW`` as in ``window_layout``:
     ``out[c, y, x]`` is the sum of ``cols[c * kh * kw + i * kw + j, r * OW + q]``
     over all ``(i, j, r, q)`` with ``r * sh + i == y`` and ``q * sw + j == x``
-    (0 where there is none). ``cols`` is left unchanged.
+    (0 where there is none). ``cols`` is left unchanged. The library's result has
+    ``cols``' dtype (float32 too): it folds back the gradients of max-pooling's
+    windows with it, all the batch's channels as one ``C``.
 
     Raises:
         ValueError: naming both shapes if ``cols`` does not have the shape that
@@ -126,7 +151,8 @@ def max_pool2d(x: np.ndarray, kernel: tuple, stride: tuple | None = None) -> np.
     Shape contract: ``(C, H, W) -> (C, OH, OW)`` with ``OH, OW`` as in
     ``window_layout``: ``out[c, r, q] = max of x[c, r * sh + i, q * sw + j]``
     over ``0 <= i < kh``, ``0 <= j < kw``. Rows and columns that no whole
-    window reaches are left out.
+    window reaches are left out. The library's ``F.max_pool2d`` runs it once on a
+    NumPy batch, its ``N * C`` channels as ``C``, float32 too (kept).
     """
     stride = kernel if stride is None else stride
     element_strides = tuple(s // x.itemsize for s in x.strides)
@@ -142,7 +168,8 @@ def conv2d_input_grad(grad_out: np.ndarray, weight: np.ndarray, input_shape: tup
     Shape contract: ``(OC, OH, OW)``, ``(OC, C, kh, kw)``, ``input_shape = (C, H, W)``
     -> ``(C, H, W)``: the gradient with respect to ``x`` of
     ``np.sum(grad_out * conv2d(x, weight, None, stride, padding))`` for any ``x``
-    of ``input_shape``.
+    of ``input_shape``. The backward of the library's ``F.conv2d`` runs it on each
+    image's output gradient (float32 or float64, as the weight; the result keeps it).
     """
     oc, c, kh, kw = weight.shape
     _, h, w = input_shape
