@@ -23,6 +23,7 @@
 #| setup
 from stridegrad.course import check, hint
 from stridegrad.array.layout import Shape, Strides, contiguous_strides  # lesson 01
+from stridegrad.array.layout import index_to_offset, iter_offsets, numel, offset_to_index  # lessons 01, 03
 import operator
 import matplotlib.pyplot as plt
 import numpy as np
@@ -187,40 +188,23 @@ broadcast_strides((3, 1), (1, 1), (3, 4)), broadcast_strides((4,), (1,), (2, 3, 
 #   read 12 times). Can you ever walk a storage front to back?
 # - How many elements does shape `()` have? And a shape with a 0 in it?
 #
-# The cell imports the library's versions of the lesson-01 helpers, so this
-# exercise works whatever state your lesson-01 notebook is in. The function
-# takes the strides ready made, so it can be checked on its own; the cell after
-# it puts all three exercises together.
+# The setup cell imported the library's versions of the lesson-01 helpers
+# (`numel`, `offset_to_index`, `index_to_offset`), so this exercise works
+# whatever state your lesson-01 notebook is in. The function takes the strides
+# ready made, so it can be checked on its own; the cell after it puts all three
+# exercises together.
+#
+# It is the library's own: the strided array's `+`, `*`, `-`, ... call
+# `stridegrad.array.layout.broadcast_binary` whenever one operand is stretched
+# along an inner axis (`(3, 1) + (1, 4)`, or a row's maximum subtracted from
+# each row); a stretch over new leading axes only repeats the small operand's
+# block. The library's version (the solution) walks each operand's positions
+# with lesson 03's `iter_offsets` in place of an index per element: the same
+# values, faster in Python.
 
 # %%
-#| exercise: broadcast_binary
+#| exercise: stridegrad.array.layout.broadcast_binary
 #| hint: each element of the result has an index; read each operand at that index through its strides
-# keep this import when you write the function: the cell runs on its own
-from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # lesson 01
-
-
-def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Strides,
-                     shape: Shape) -> list:
-    """``op`` applied elementwise to two operands read as ``shape`` through their strides.
-
-    Shape contract: ``x_strides`` and ``y_strides`` have one entry per dimension
-    of ``shape`` (0 where that operand is broadcast), all 0 or more. Returns the
-    flat row-major storage of the result as a new list: ``numel(shape)`` values,
-    element ``k`` being ``op(x[...], y[...])`` at index ``offset_to_index(k,
-    shape)``, x's value first. ``op`` is called once per element, in any order;
-    ``x`` and ``y`` are left as they are (they may be one and the same list).
-
-    Example:
-        >>> broadcast_binary(operator.add, [0, 10], (1, 0), [1, 2, 3], (0, 1), (2, 3))
-        [1, 2, 3, 11, 12, 13]
-    """
-    ### BEGIN SOLUTION
-    out = []
-    for k in range(numel(shape)):
-        index = offset_to_index(k, shape)
-        out.append(op(x[index_to_offset(index, x_strides)], y[index_to_offset(index, y_strides)]))
-    return out
-    ### END SOLUTION
 
 # %%
 #| calls-exercise

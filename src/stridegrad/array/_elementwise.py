@@ -96,6 +96,31 @@ def _pair(x1, x2) -> tuple[tuple, tuple, tuple]:
     return _filled(x1, x2), _view(x2), x2._shape
 
 
+def _inner_broadcast(x1, x2) -> tuple | None:
+    """For two arrays of different shapes of which one is stretched along an inner
+    axis (not only over new leading axes, nor a single value): each one's storage from
+    position 0 with its broadcast strides, and the shape, as lesson 04's
+    ``broadcast_binary`` takes them. None when :func:`_pair`'s repeats serve."""
+    if not (isinstance(x1, StridedArray) and isinstance(x2, StridedArray)) \
+            or x1._shape == x2._shape:
+        return None
+    shape = layout.broadcast_shapes(x1._shape, x2._shape)
+
+    def repeats(x: StridedArray) -> bool:  # what gather() does without strides
+        return x._shape == shape or x._size == 1 or shape[len(shape) - x.ndim:] == x._shape
+
+    if repeats(x1) and repeats(x2):
+        return None
+    out = []
+    for x in (x1, x2):
+        if x._offset == 0 and min(x._strides, default=0) >= 0:
+            storage, strides = x._storage, x._strides
+        else:  # a view that starts elsewhere: its values, row-major, from position 0
+            storage, strides = values(x), layout.contiguous_strides(x._shape)
+        out += [storage, layout.broadcast_strides(x._shape, strides, shape)]
+    return (*out, shape)
+
+
 def _filled(value, like: StridedArray) -> tuple:
     """A contiguous view of ``like``'s shape whose every element is the scalar ``value``."""
     shape = like._shape
@@ -106,13 +131,23 @@ def _binary(name: str, x1, x2, op, safe=None, out_dtype=None, natural=False) -> 
     """Apply ``op`` to broadcast pairs; ``natural``: op's Python results already have the dtype."""
     _check_operands(name, x1, x2)
     dtype = _operand_dtype(x1, x2) if out_dtype is None else out_dtype
-    a, b, shape = _pair(x1, x2)
+    inner = _inner_broadcast(x1, x2)
+    if inner is not None:  # lesson 04's broadcast_binary reads both through their strides
+        xs, x_strides, ys, y_strides, shape = inner
+
+        def run(f):
+            return layout.broadcast_binary(f, xs, x_strides, ys, y_strides, shape)
+    else:  # lesson 03's map_binary on two views of one shape
+        a, b, shape = _pair(x1, x2)
+
+        def run(f):
+            return layout.map_binary(f, a, b)
     try:
-        out = layout.map_binary(op, a, b)
+        out = run(op)
     except (ZeroDivisionError, OverflowError, ValueError):
         if safe is None:
             raise
-        out = layout.map_binary(safe, a, b)
+        out = run(safe)
     if not natural and (_kind_of(x1) != dtype.kind or _kind_of(x2) != dtype.kind):
         out = cast_values(out, dtype)
     return from_values(out, shape, dtype)

@@ -84,6 +84,7 @@ CALLED_THROUGH: dict[str, tuple[str, ...]] = {
         "permute_layout", "slice_layout", "is_contiguous", "reshape_strides",
         "iter_offsets", "broadcast_shapes", "broadcast_strides",
         "map_unary", "map_binary", "reduce_axis",  # elementwise functions, reductions
+        "broadcast_binary",  # an elementwise op stretching an inner axis
         "matmul_2d", "batched_matmul"),  # sa.matmul: lesson 05's kernels
     "stridegrad.gradcheck": ("numerical_gradient",),  # gradcheck's central differences
     "stridegrad.scalar": ("topological_order", "backward"),  # sg.Value's backward()

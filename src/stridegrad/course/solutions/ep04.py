@@ -8,35 +8,9 @@ from the library, whose own function it is.
 """
 
 
-from stridegrad.array.layout import Shape, Strides, contiguous_strides
 from stridegrad.array.layout import broadcast_shapes
 from stridegrad.array.layout import broadcast_strides
-
-
-# keep this import when you write the function: the cell runs on its own
-from stridegrad.array.layout import index_to_offset, numel, offset_to_index  # lesson 01
-
-
-def broadcast_binary(op, x: list, x_strides: Strides, y: list, y_strides: Strides,
-                     shape: Shape) -> list:
-    """``op`` applied elementwise to two operands read as ``shape`` through their strides.
-
-    Shape contract: ``x_strides`` and ``y_strides`` have one entry per dimension
-    of ``shape`` (0 where that operand is broadcast), all 0 or more. Returns the
-    flat row-major storage of the result as a new list: ``numel(shape)`` values,
-    element ``k`` being ``op(x[...], y[...])`` at index ``offset_to_index(k,
-    shape)``, x's value first. ``op`` is called once per element, in any order;
-    ``x`` and ``y`` are left as they are (they may be one and the same list).
-
-    Example:
-        >>> broadcast_binary(operator.add, [0, 10], (1, 0), [1, 2, 3], (0, 1), (2, 3))
-        [1, 2, 3, 11, 12, 13]
-    """
-    out = []
-    for k in range(numel(shape)):
-        index = offset_to_index(k, shape)
-        out.append(op(x[index_to_offset(index, x_strides)], y[index_to_offset(index, y_strides)]))
-    return out
+from stridegrad.array.layout import broadcast_binary
 
 
 # keep this import when you write the function: the cell runs on its own
