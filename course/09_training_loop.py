@@ -92,44 +92,22 @@ print(model(sg.tensor([1.0, 3.0])))
 # -0.1 and 0.1. The library gives you `sg.rand(*shape)`, uniform in `[0, 1)`,
 # which follows `sg.manual_seed`: how do you stretch and shift it onto that
 # interval? And what must the finished numbers become, so that
-# `parameters()` lists them and `backward()` fills their `.grad`? The
-# exercise cell starts with the imports it uses (`math`, `sg`, `Module`,
-# `Parameter`), so that it works even when it is the only cell you run.
+# `parameters()` lists them and `backward()` fills their `.grad`?
+#
+# This exercise is the library's own `sg.nn.Linear` (in `stridegrad.nn.modules`),
+# which `sg.nn.MLP` and the training recipes build their layers with (on your
+# library, with your class), so it takes three more arguments than the lesson
+# needs, each a line or two:
+# `bias=False` (no bias: `self.bias = None`, and `forward` adds nothing), and
+# a `device` and a `dtype` for both Parameters, which `sg.rand` takes too
+# (`sg.rand(3, 2, device=device, dtype=dtype)`). `super().__init__()` is
+# written for you, and so is `extra_repr`, which `print(layer)` shows. The
+# names the cell uses (`math`, `sg`, `Module`, `Parameter`) come from the
+# setup cell.
 
 # %%
-#| exercise: Linear
-#| hint: two Parameters with the docstring's shapes; forward is one matmul and one addition
-import math
-import stridegrad as sg
-from stridegrad.nn import Module, Parameter
-
-
-class Linear(Module):
-    """``y = x @ weight.T + bias``: ``(N, in_features) -> (N, out_features)``.
-
-    ``weight`` is a Parameter of shape ``(out_features, in_features)``, ``bias``
-    one of shape ``(out_features,)``, both float32 and uniform in ``[-k, k]``
-    with ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so
-    ``sg.manual_seed`` makes them reproducible; the values themselves are not
-    prescribed, nor which is drawn first).
-    ``parameters()`` lists the two of them. ``forward`` computes with the
-    layer's current ``self.weight`` and ``self.bias`` (set them to other
-    Parameters and it uses those), from Tensor operations, so that gradients
-    reach them and ``x``.
-    """
-
-    def __init__(self, in_features, out_features):
-        super().__init__()
-        ### BEGIN SOLUTION
-        bound = 1.0 / math.sqrt(in_features)
-        self.weight = Parameter((sg.rand(out_features, in_features) * 2 - 1) * bound)
-        self.bias = Parameter((sg.rand(out_features) * 2 - 1) * bound)
-        ### END SOLUTION
-
-    def forward(self, x):
-        ### BEGIN SOLUTION
-        return x @ self.weight.T + self.bias
-        ### END SOLUTION
+#| exercise: stridegrad.nn.modules.Linear
+#| hint: two Parameters with the docstring's shapes (or no bias); forward is one matmul and one addition
 
 # %%
 #| calls-exercise
@@ -697,10 +675,9 @@ def rmsprop_step(param, grad, state, lr=0.01, alpha=0.99, eps=1e-8):
 #
 # Your `log_softmax`, `nll_loss` and `adam_step` are the library's
 # `F.log_softmax`, `F.nll_loss` and `sg.optim.Adam`'s update, and the
-# gradients come back through your backward rules of lesson 08. (Your
-# `Linear` stays in this notebook: the library's `sg.nn.Linear` also takes a
-# device, a dtype and `bias=False`, which the exercise does not ask for.) The
-# cell below swaps in each of your functions that passes
+# gradients come back through your backward rules of lesson 08; your `Linear`
+# is the library's `sg.nn.Linear`, whose layers the MLP is built of. The
+# cell below swaps in each of your functions and classes that passes
 # its checkpoint, trains an MLP 64-128-10 on the digits for 8 epochs with
 # Adam, and measures it on the 360 test images it never saw: the goal is 95%.
 # It reads your *saved* notebooks: save this one first (Ctrl+S). Its report

@@ -69,3 +69,15 @@ def pytest_runtest_setup(item):
         _FROZEN_AFTER[0] = module
         gc.collect()
         gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _numpy_print_options():
+    """Each test starts with NumPy's print options as they were: a lesson's setup cell,
+    run in this process by a test (lessons 08 and 09 set ``precision=4``), must not change
+    how a later test on the same worker prints arrays."""
+    import numpy as np
+
+    before = np.get_printoptions()
+    yield
+    np.set_printoptions(**before)

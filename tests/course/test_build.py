@@ -18,6 +18,8 @@ from stridegrad.array import layout
 from stridegrad.cli import main as cli
 from stridegrad.course import links
 from stridegrad.course.build import (
+    BEGIN,
+    END,
     EditedError,
     BuildError,
     build,
@@ -68,10 +70,60 @@ def test_library_exercise_pulls_the_source_and_stubs_it():
     assert library_exercise("stridegrad.array.layout:numel", "").name == "numel"
 
 
+def test_library_class_exercise_stubs_each_method_and_keeps_what_is_given():
+    from stridegrad.nn import modules
+
+    ex = library_exercise("stridegrad.nn.modules.Linear", "two Parameters")
+    assert ex.name == "Linear" and ex.target == "stridegrad.nn.modules:Linear"
+    source = inspect.getsource(modules.Linear).rstrip("\n")
+    # the solution is the library's class with each method's body between the markers
+    assert re.sub(r"\n *### (BEGIN|END) SOLUTION", "", ex.solution) == source
+    assert ex.solution.count(BEGIN) == ex.solution.count(END) == 2  # __init__, forward
+    # the stub: class line, docstring, signatures; super().__init__() and the method
+    # given whole (extra_repr) stay; the bodies to write become the stub
+    assert ex.stub.startswith('class Linear(Module):\n    """``y = x @ weight.T + bias``')
+    assert "bias=False" in ex.stub and "F.linear" not in ex.stub and "sg.rand(" not in ex.stub
+    stub = ("    def __init__(self, in_features, out_features, bias=True, device=None, "
+            "dtype=None):\n        super().__init__()\n        # YOUR CODE HERE\n"
+            "        raise NotImplementedError('two Parameters')\n\n"
+            "    def forward(self, x):\n        # YOUR CODE HERE\n"
+            "        raise NotImplementedError('two Parameters')\n")
+    assert stub in ex.stub
+    assert inspect.getsource(modules.Linear.extra_repr).rstrip("\n") in ex.stub
+    # ClearSolutions of the solution is the stub
+    cleared = re.sub(r"( *)### BEGIN SOLUTION\n.*?### END SOLUTION",
+                     lambda m: f"{m.group(1)}# YOUR CODE HERE\n{m.group(1)}raise "
+                               "NotImplementedError('two Parameters')", ex.solution, flags=re.S)
+    assert cleared == ex.stub
+    import stridegrad as sg
+
+    ns = {"Module": modules.Module}
+    exec(ex.stub, ns)
+    with pytest.raises(NotImplementedError, match="two Parameters"):
+        ns["Linear"](3, 2)
+    ns = {"Module": modules.Module, "Parameter": modules.Parameter, "math": __import__("math"),
+          "sg": sg, "F": sg.nn.functional}
+    exec(ex.solution, ns)
+    assert repr(ns["Linear"](3, 2, bias=False)) == \
+        "Linear(in_features=3, out_features=2, bias=False)"
+
+
+def test_the_lesson_module_imports_a_library_class_exercise():
+    built = build_lesson(find_lesson_09(), execute=False)
+    text = built.solutions_module()
+    assert "from stridegrad.nn.modules import Linear\n" in text
+    assert "class Linear" not in text
+
+
+def find_lesson_09():
+    return next(lesson for lesson in LESSONS if lesson.episode == "09")
+
+
 @pytest.mark.parametrize("target, message", [
     ("numel", "must be 'package.module.function'"),
     ("stridegrad.nope.numel", "cannot import stridegrad.nope"),
-    ("stridegrad.array.layout.Shape", "has no function 'Shape'"),
+    ("stridegrad.array.layout.Shape", "has no function or class 'Shape'"),
+    ("stridegrad.nn.Linear", "has no function or class 'Linear'"),  # not defined there
 ])
 def test_library_exercise_errors(target, message):
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -9,7 +9,7 @@ import pytest
 import stridegrad as sg
 from stridegrad import optim
 from stridegrad.nn import functional as F
-from stridegrad.course.build import reference_namespace
+from stridegrad.course.build import build_lesson, reference_namespace
 from stridegrad.course.checks import load_checkpoint, run_checkpoint
 from stridegrad.course.paths import find_lesson
 
@@ -38,10 +38,45 @@ def test_reference_passes_every_test(reference_ns):
     assert result.score == result.max_score == CHECKPOINT.max_points
 
 
-def test_the_lessons_linear_counts_as_the_learners_own(reference_ns):
-    """The inline Linear, run as a notebook cell, is credited (defined in __main__)."""
-    result = run_checkpoint(CHECKPOINT, reference_ns, exercise="Linear")
+def test_the_solution_cell_of_linear_counts_as_the_learners_own():
+    """The solution notebook's Linear cell (the library's class, copied by the build),
+    run as a notebook cell after the setup cell's imports, is credited (defined in
+    __main__); the library's class itself is not the learner's."""
+    built = build_lesson(find_lesson(ROOT, "09"), execute=False)
+    assert built.exercises["Linear"].target == "stridegrad.nn.modules:Linear"
+    cell = define(built.setup.replace("from stridegrad.course import check, hint\n", "")
+                  + "\n\n" + built.exercises["Linear"].solution)
+    result = run_checkpoint(CHECKPOINT, cell, exercise="Linear")
     assert result.passed, result
+    assert not run_checkpoint(CHECKPOINT, {"Linear": sg.nn.Linear}, exercise="Linear").passed
+
+
+def test_linear_is_the_librarys_and_every_layer_of_the_library_is_built_with_it():
+    """sg.nn.Linear is read from stridegrad.nn.modules at each lookup, so that setting
+    modules.Linear (as `stridegrad yours` does) changes what nn.MLP, the CNN and the
+    lesson 09 milestone's net are built of; isinstance against sg.nn.Linear still works."""
+    from stridegrad.nn import modules
+    from stridegrad.train import cnn
+
+    original = modules.Linear
+
+    class Counted(original):
+        made = 0
+
+        def __init__(self, *args, **kwargs):
+            type(self).made += 1
+            super().__init__(*args, **kwargs)
+
+    assert sg.nn.Linear is original and "Linear" in dir(sg.nn)
+    modules.Linear = Counted
+    try:
+        assert sg.nn.Linear is Counted
+        mlp, net = sg.nn.MLP([4, 3, 2]), cnn((4, 4, 10), 8)
+        assert Counted.made == 3
+        assert isinstance(mlp[0], sg.nn.Linear) and isinstance(net[-1], sg.nn.Linear)
+    finally:
+        modules.Linear = original
+    assert sg.nn.Linear is original and isinstance(mlp[0], sg.nn.Linear)
 
 
 def test_five_hinted_tests_per_exercise():
@@ -197,7 +232,9 @@ def test_a_mask_divided_by_n_times_c_is_told_apart_from_the_mean_of_everything()
     ("draws from [0, k)", ["linear_init_spread", "linear_init_centred"]),
     ("random normal init with std 1", ["linear_init_bound", "linear_init_spread"]),
     ("zeros init", ["linear_init_spread"]),
-    ("plain tensors, not Parameters", ["linear_parameters", "linear_gradients_reach_parameters"]),
+    # bias=False: parameters() lists nothing at all, not the weight alone
+    ("plain tensors, not Parameters", ["linear_parameters", "linear_gradients_reach_parameters",
+                                       "linear_without_bias"]),
 ])
 def test_each_wrong_init_fails_its_own_init_tests(label, failing):
     assert _failing("Linear", dict(WRONG_09["Linear"])[label]) == [
@@ -247,3 +284,27 @@ def test_the_optimizer_comparison_prints_sgd_before_adam_is_written(capsys):
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and out[0].startswith("SGD") and out[0].endswith("same: True")
     assert out[1].startswith("Adam") and "not written yet" in out[1]
+
+
+# --------------------------------------------------------------------------- not yours
+
+@pytest.mark.parametrize("source, status", [
+    ("import stridegrad as sg\nLinear = sg.nn.Linear\n", "imported"),
+    ("from stridegrad.nn import Linear\n", "imported"),
+    ("import stridegrad as sg\nclass Linear(sg.nn.Linear):\n    pass\n", "delegates"),
+    ("import stridegrad as sg\nfrom stridegrad.nn import Module\n"
+     "class Linear(Module):\n    def __init__(self, i, o, bias=True, device=None, dtype=None):\n"
+     "        super().__init__()\n        self.inner = sg.nn.Linear(i, o, bias, device, dtype)\n"
+     "    def forward(self, x):\n        return self.inner(x)\n", "delegates"),
+])
+def test_the_librarys_linear_is_not_credited_however_it_is_taken(source, status):
+    """Since lesson 09's Linear is the library's nn.Linear, a notebook can take the
+    library's class: as an alias, a subclass or a wrapper. The judge reads each from the
+    source, and the in-process check notices the library's methods running."""
+    from stridegrad.course._judge import not_yours
+
+    checkpoint = load_checkpoint("09")
+    assert not_yours([source], checkpoint)["Linear"][0] == status
+    result = run_checkpoint(checkpoint, define(source), exercise="Linear")
+    assert result.rows and not any(r.passed for r in result.rows)
+    assert {r.status for r in result.rows} <= {"imported", "delegates"}

@@ -79,9 +79,16 @@ def test_called_through_lists_exactly_the_exercises_the_library_calls():
         module = importlib.import_module(module_name)
         original = getattr(module, name)
 
-        def spy(*args, _f=original, _t=target, **kwargs):
-            counts[_t] = counts.get(_t, 0) + 1
-            return _f(*args, **kwargs)
+        if isinstance(original, type):  # a class (nn.Linear): a counting subclass
+            def init(self, *args, _f=original, _t=target, **kwargs):
+                counts[_t] = counts.get(_t, 0) + 1
+                _f.__init__(self, *args, **kwargs)
+
+            spy = type(name, (original,), {"__init__": init})
+        else:
+            def spy(*args, _f=original, _t=target, **kwargs):
+                counts[_t] = counts.get(_t, 0) + 1
+                return _f(*args, **kwargs)
 
         saved.append((module, name, original))
         setattr(module, name, spy)
@@ -172,6 +179,53 @@ def test_an_error_in_your_function_carries_its_name():
     with hand_made("numel", numel), pytest.raises(KeyError) as exc:
         sa.zeros((2, 3))
     assert "raised in your numel (lesson 01)" in exc.value.__notes__
+
+
+LINEAR = '''
+import math
+import stridegrad as sg
+from stridegrad.nn import Module, Parameter
+
+
+class Linear(Module):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        k = 1 / math.sqrt(in_features)
+        self.weight = Parameter(sg.rand(out_features, in_features, device=device,
+                                        dtype=dtype) * (2 * k) - k)
+        self.bias = (Parameter(sg.rand(out_features, device=device, dtype=dtype) * (2 * k) - k)
+                     if bias else None)
+
+    def forward(self, x):
+        return x @ self.weight.T + self.bias  # wrong for bias=False: adds None
+'''
+
+
+def test_an_installed_class_builds_the_librarys_layers_and_is_put_back():
+    """A class (lesson 09's Linear) is installed as a subclass of yours: nn.MLP and
+    sg.nn.Linear build with it, isinstance and super() work, each construction is
+    counted, and an error in one of its methods carries its name."""
+    import stridegrad as sg
+    from stridegrad.nn import modules
+
+    namespace: dict = {}
+    exec(LINEAR, namespace)
+    mine, original = namespace["Linear"], modules.Linear
+    piece = Piece("09", "Linear", "stridegrad.nn.modules:Linear", passed=True, why="passes",
+                  function=mine)
+    library = Library(Path("."), [yours_mod.Lesson("09", "hand made", None, [piece])])
+    with library:
+        assert sg.nn.Linear is modules.Linear and modules.Linear.__wrapped__ is mine
+        net = sg.nn.MLP([4, 3, 2])
+        assert isinstance(net[0], mine) and isinstance(net[2], sg.nn.Linear)
+        assert type(net[0]).__name__ == "Linear" and net(sg.ones(5, 4)).shape == (5, 2)
+        assert [n for n, _ in net.named_parameters()] == ["0.weight", "0.bias", "2.weight",
+                                                          "2.bias"]
+        with pytest.raises(TypeError) as exc:
+            sg.nn.Linear(4, 3, bias=False)(sg.ones(2, 4))
+        assert "raised in your Linear (lesson 09)" in exc.value.__notes__
+    assert modules.Linear is original and sg.nn.Linear is original
+    assert library.calls["Linear"] == 3  # constructions only, not the forward calls
 
 
 def test_time_limits_nest():
@@ -312,7 +366,7 @@ def test_yours_prints_whose_each_exercise_is_and_why(learner, capsys):
     assert "the notebook could not be read: 02_strides_and_views.ipynb is not valid JSON" \
         in rows["permute_layout"]
     assert "reference  not written yet (no notebook of this lesson)" in rows["iter_offsets"]
-    assert "passes; the library does not call this exercise yet" not in out  # nothing passes
+    assert "passes; the library does not call this exercise" not in out  # nothing passes
     total = sum(len(found) for found in library_exercises().values())
     assert f"1 of {total} library exercises yours; reference for: contiguous_strides (fails " \
            "its checkpoint); index_to_offset, offset_to_index" in out

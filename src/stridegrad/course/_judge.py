@@ -172,10 +172,41 @@ def not_yours(cells: list[str], checkpoint) -> dict[str, tuple[str, str]]:
             continue
         codes = _reference_codes(checkpoint, ex)
         modules = {k: v for k, v in codes.items() if isinstance(k, str)}
+        said = _inherited(what, aliases, codes)
+        if said:
+            found[ex] = ("delegates", f"{ex} is a subclass of {said}: write the class "
+                                      "yourself, from the lesson's base class")
+            continue
         said = _delegation(what, bound, aliases, codes, modules)
         if said:
             found[ex] = ("delegates", f"{ex} calls {said}: write the computation yourself")
     return found
+
+
+def _class_code(obj, codes) -> str:
+    """How to name the library's own class ``obj`` (or one it derives from) when the code
+    of a method it defines is in ``codes``, else ""."""
+    for klass in getattr(obj, "__mro__", ()):
+        for member in vars(klass).values():
+            code = getattr(getattr(member, "__func__", member), "__code__", None)
+            if code is not None and code in codes:
+                return codes[code].rsplit(".", 1)[0] if "." in codes[code] else codes[code]
+    return ""
+
+
+def _inherited(node, aliases, codes) -> str:
+    """For a class definition: how to name the library's own version of the exercise
+    that it derives from (``class Linear(sg.nn.Linear)``), else ""."""
+    if not isinstance(node, ast.ClassDef):
+        return ""
+    for base in node.bases:
+        dotted = _dotted(base, aliases)
+        obj = _resolve(dotted) if dotted else None
+        if isinstance(obj, type):
+            said = _class_code(obj, codes)
+            if said:
+                return said
+    return ""
 
 
 def _delegation(node, bound, aliases, codes, modules) -> str:
@@ -203,6 +234,8 @@ def _delegation(node, bound, aliases, codes, modules) -> str:
             code = getattr(obj, "__code__", None)
             if code is not None and code in codes:
                 return codes[code]
+            if isinstance(obj, type) and _class_code(obj, codes):  # sg.nn.Linear(...)
+                return _class_code(obj, codes)
     return ""
 
 

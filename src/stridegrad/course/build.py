@@ -17,6 +17,13 @@ and removes:
     lesson. Outside the markers both hold the same lines (a docstring's "Stands
     for the loop::" section is left out of both), so nbgrader's ClearSolutions
     turns the solution into the lesson. ``module:function`` works too.
+``#| exercise: stridegrad.nn.modules.Linear``
+    An exercise that is a library class, the same way: the build copies the class's
+    source; in the lesson the class line, the class docstring and every method's
+    signature and docstring stay, and each method's body becomes the stub. What
+    the learner is given stays whole, outside the markers, in both: a leading
+    ``super().__init__(...)`` (the base class's set-up, not the exercise) and a
+    method whose docstring says ``(Given: not part of the exercise.)``.
 ``#| exercise: flatten``
     An exercise written in the cell itself (no dot in the name): the code
     between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes the stub.
@@ -122,7 +129,7 @@ class Exercise:
     """One exercise of a lesson."""
 
     name: str
-    target: str | None  # "module:function" for a library exercise, None for an inline one
+    target: str | None  # "module:name" of a library function or class, None for an inline one
     solution: str  # the solution cell's source
     stub: str  # the lesson cell's source
 
@@ -182,6 +189,8 @@ def parse_directives(source: str) -> tuple[dict[str, str], str]:
 # --------------------------------------------------------------------------- exercises
 
 def _resolve(target: str) -> tuple[str, str, Callable]:
+    """The module, name and object of a library exercise: a function, or a class
+    defined in that module."""
     module_name, _, name = target.replace(":", ".").rpartition(".")
     if not module_name:
         raise ValueError(f"exercise target {target!r} must be 'package.module.function'")
@@ -190,8 +199,9 @@ def _resolve(target: str) -> tuple[str, str, Callable]:
     except ImportError as exc:
         raise ValueError(f"exercise target {target!r}: cannot import {module_name} ({exc})") from None
     fn = getattr(module, name, None)
-    if not inspect.isfunction(fn):
-        raise ValueError(f"exercise target {target!r}: {module_name} has no function {name!r}")
+    if not (inspect.isfunction(fn) or inspect.isclass(fn) and fn.__module__ == module_name):
+        raise ValueError(f"exercise target {target!r}: {module_name} has no function or "
+                         f"class {name!r}")
     return module_name, name, fn
 
 
@@ -241,31 +251,99 @@ def _stub_line(indent: str, hint: str) -> list[str]:
     return [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError({hint!r})"]
 
 
+def _docstring_of(body: list[ast.stmt]) -> str | None:
+    first = body[0]
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return first.value.value
+    return None
+
+
+def _is_super_init(statement: ast.stmt) -> bool:
+    """``super().__init__(...)``: the base class's set-up, which a stub keeps."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "__init__" and isinstance(call.func.value, ast.Call)
+            and isinstance(call.func.value.func, ast.Name) and call.func.value.func.id == "super")
+
+
+def _split_body(lines: list[str], fdef: ast.AST, what: str, keep_super: bool = False,
+                ) -> tuple[int, int, str] | None:
+    """Where a function's given head ends and its body to write ends (line numbers, of
+    ``lines``, 1-based as ``ast``'s) and the body's indent; None when there is nothing
+    to write (a docstring only, or a ``super().__init__()`` only, when it is kept)."""
+    body = fdef.body
+    if body[0].lineno == fdef.lineno:
+        raise ValueError(f"{what}: put the body of {fdef.name} on its own lines")
+    skip = 1 if _docstring_of(body) is not None else 0
+    if keep_super and len(body) > skip and _is_super_init(body[skip]):
+        skip += 1
+    if skip == len(body):
+        return None
+    first = body[skip]
+    head_end = body[skip - 1].end_lineno if skip else first.lineno - 1
+    indent = re.match(r"\s*", lines[first.lineno - 1]).group(0)
+    return head_end, fdef.end_lineno, indent
+
+
 def library_exercise(target: str, hint: str) -> Exercise:
-    """Solution and stub of a library function, from its source."""
+    """Solution and stub of a library function or class, from its source."""
     module_name, name, fn = _resolve(target)
+    if inspect.isclass(fn):
+        return _library_class(target, module_name, name, fn, hint)
     source = inspect.getsource(fn)
     if source[:1].isspace():
         raise ValueError(f"exercise target {target!r} is not a top-level function")
     lines = source.rstrip("\n").split("\n")
     fdef = ast.parse(source).body[0]
-    body = fdef.body
-    if body[0].lineno == fdef.lineno:
-        raise ValueError(f"{target}: put the body of {name} on its own lines")
-    has_doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-               and isinstance(body[0].value.value, str))
-    if has_doc and len(body) == 1:
+    split = _split_body(lines, fdef, target)
+    if split is None:
         raise ValueError(f"{target}: {name} has only a docstring, nothing to write")
-    first = body[1] if has_doc else body[0]
-    head_end = body[0].end_lineno if has_doc else first.lineno - 1
-    indent = re.match(r"\s*", lines[first.lineno - 1]).group(0)
+    head_end, _, indent = split
     head, rest = lines[:head_end], lines[head_end:]
     # the lesson's head in both: outside the markers the solution holds only what the
     # learner is given, so nbgrader's ClearSolutions turns it into the lesson's cell
-    stub_head = _strip_answer(head) if has_doc else head
+    stub_head = _strip_answer(head) if _docstring_of(fdef.body) is not None else head
     solution = "\n".join(stub_head + [f"{indent}{BEGIN}"] + rest + [f"{indent}{END}"])
     stub = "\n".join(stub_head + _stub_line(indent, hint or f"write the body of {name}"))
     return Exercise(name, f"{module_name}:{name}", solution, stub)
+
+
+#: A method of a library class exercise whose docstring says this is given whole, in
+#: the lesson as in the solution.
+GIVEN = "(Given: not part of the exercise.)"
+
+
+def _library_class(target: str, module_name: str, name: str, cls: type,
+                   hint: str) -> Exercise:
+    """Solution and stub of a library class: each method's body to write between the
+    markers, the rest as it is (see the module doc)."""
+    source = inspect.getsource(cls)
+    if source[:1].isspace():
+        raise ValueError(f"exercise target {target!r} is not a top-level class")
+    lines = source.rstrip("\n").split("\n")
+    cdef = ast.parse(source).body[0]
+    solution: list[str] = []
+    stub: list[str] = []
+    done = 0  # lines[:done] are written
+    for node in cdef.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if GIVEN in " ".join((_docstring_of(node.body) or "").split()):
+            continue  # copied whole with the lines around it
+        split = _split_body(lines, node, target, keep_super=node.name == "__init__")
+        if split is None:
+            continue
+        head_end, end, indent = split
+        given = _strip_answer(lines[done:head_end])
+        solution += given + [f"{indent}{BEGIN}"] + lines[head_end:end] + [f"{indent}{END}"]
+        stub += given + _stub_line(indent, hint or f"write {name}.{node.name}")
+        done = end
+    if not done:
+        raise ValueError(f"{target}: {name} has no method to write")
+    rest = _strip_answer(lines[done:])
+    return Exercise(name, f"{module_name}:{name}", "\n".join(solution + rest),
+                    "\n".join(stub + rest))
 
 
 def inline_exercise(name: str, body: str, hint: str) -> Exercise:
@@ -810,6 +888,10 @@ def build(root: Path, which: list[str] | None = None, *, verify: bool = True,
     written = []
     for lesson in lessons:
         start = time.perf_counter()
+        # the lesson module first: the solution's check cells run the contracts, whose
+        # oracles it holds, so the notebook must run against the module it ships with
+        _write_solutions_module(lesson, build_lesson(lesson, execute=False), root,
+                                written, log)
         built = build_lesson(lesson, verify=verify)
         for path, nb in zip(_outputs(lesson), (built.student, built.solution, built.student)):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -819,16 +901,22 @@ def build(root: Path, which: list[str] | None = None, *, verify: bool = True,
                 written.append(path)
                 log(f"wrote {path.relative_to(root)}")
             manifest[path.relative_to(root).as_posix()] = _sha256(text)
-        module, text = solutions_path(lesson), built.solutions_module()
-        if not module.is_file() or module.read_text(encoding="utf-8") != text:
-            module.parent.mkdir(parents=True, exist_ok=True)
-            module.write_text(text, encoding="utf-8")
-            written.append(module)
-            log(f"wrote {module.relative_to(root)}")
+        _write_solutions_module(lesson, built, root, written, log)
         # after each lesson, so that an interrupted build leaves a true record
         _write_manifest(root, manifest)
         log(f"built {lesson.stem} in {time.perf_counter() - start:.1f} s")
     return written
+
+
+def _write_solutions_module(lesson: Lesson, built: BuiltLesson, root: Path,
+                            written: list[Path], log: Callable[[str], None]) -> None:
+    """Write ``stridegrad/course/solutions/epNN.py`` if its text changed."""
+    module, text = solutions_path(lesson), built.solutions_module()
+    if not module.is_file() or module.read_text(encoding="utf-8") != text:
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_text(text, encoding="utf-8")
+        written.append(module)
+        log(f"wrote {module.relative_to(root)}")
 
 
 def check_drift(root: Path, which: list[str] | None = None,

@@ -816,6 +816,12 @@ def _reference_codes(checkpoint: Checkpoint, exercise: str) -> dict:
         code = getattr(obj, "__code__", None)
         if code is not None:
             codes[code] = f"the library's own {attr}"
+        elif isinstance(obj, type):  # a class: the code of each method it defines
+            for name, member in vars(obj).items():
+                method = getattr(member, "__func__", member)  # staticmethod, classmethod
+                code = getattr(method, "__code__", None)
+                if code is not None:
+                    codes[code] = f"the library's own {attr}.{name}"
     return codes
 
 

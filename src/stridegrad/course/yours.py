@@ -24,25 +24,30 @@ verdict is kept (:func:`cache_folder`) for the same definitions of the same less
 with the same package files, so that only the lessons you changed are read again.
 
 What can be swapped in is what the library calls through a module attribute: the
-modules and functions of :data:`CALLED_THROUGH` (today the strided array's calls into
-``stridegrad.array.layout``, ``Value.backward()``'s ``topological_order`` and ``backward``
-(``stridegrad.scalar``), the optimizers' ``sgd_step``/``adam_step``,
-``nn.functional``'s ``log_softmax``/``nll_loss``, gradcheck's ``numerical_gradient``,
-the backend's ``to_host`` and ``pick_device``, the autograd nodes' ``stridegrad.tensor.rules`` and
-``nn.conv``'s calls into ``stridegrad.nn.im2col``, ``sg.compile``'s passes and replay in
-``stridegrad.compile.graph``). The other library exercises (those
-still in ``designs``) are
-reported as "the library does not call this exercise yet": it has its own
-implementation of them today. Which module holds each exercise comes from the
-build's own output, the lesson modules ``stridegrad.course.solutions.epNN``, which
-import every library exercise from the module whose function it is.
+modules and functions of :data:`CALLED_THROUGH` (the strided array's calls into
+``stridegrad.array.layout``, lessons 01-05; ``Value.backward()``'s ``topological_order``
+and ``backward`` in ``stridegrad.scalar``; the autograd nodes' ``stridegrad.tensor.rules``
+and gradcheck's ``numerical_gradient``; ``nn.Linear`` (lesson 09's class),
+``nn.functional``'s ``log_softmax``/``nll_loss`` and the optimizers' ``sgd_step``/
+``adam_step``; the backend's ``to_host`` and ``pick_device``; ``sg.compile``'s passes and
+replay in ``stridegrad.compile.graph``; ``nn.conv``'s calls into ``stridegrad.nn.im2col``).
+A lesson's other exercises are the lesson's own (``whose`` is "lesson", those of a
+module of ``stridegrad.course`` included: lesson 06's closures, lesson 07's designs):
+README.md's "Your library" lists them and says why. A library function that is an
+exercise but that the library does not call (lesson 03's ``sum_axis``: its sums run
+``reduce_axis``) is reported as "the library does not call this exercise". Which module holds each exercise comes from the build's own output, the lesson
+modules ``stridegrad.course.solutions.epNN``, which import every library exercise from
+the module whose function it is.
 
 Installed (``with library:``, :func:`yours`, :func:`use_yours`), each of your
 functions runs through a thin wrapper that counts its calls (:attr:`Library.calls`),
 adds a note naming your function to an exception raised in it ("raised in your numel
 (lesson 01)"), and, with ``call_limit``, stops a call that runs longer than that
 many seconds with :class:`YourTimeout` naming the function (SIGALRM: in the main
-thread only, elsewhere the limit is not enforced).
+thread only, elsewhere the limit is not enforced). A class of yours (lesson 09's
+``Linear``) cannot be wrapped in a function: it is installed as a subclass of it made
+on the fly, whose ``__init__`` is one such call (counted) and whose methods name your
+class in their errors.
 """
 
 from __future__ import annotations
@@ -92,6 +97,9 @@ CALLED_THROUGH: dict[str, tuple[str, ...]] = {
     "stridegrad.backend": ("to_host", "pick_device"),
     "stridegrad.optim": ("sgd_step", "adam_step"),  # SGD/Adam's update of each parameter
     "stridegrad.nn.functional": ("log_softmax", "nll_loss"),  # F.log_softmax, x.log_softmax()
+    # a class: nn.MLP builds its layers as modules.Linear(...), and sg.nn.Linear reads
+    # modules.Linear at each lookup (the CNN, the lesson 09 milestone)
+    "stridegrad.nn.modules": ("Linear",),
     # every backward node calls rules.unbroadcast(...), Sum/Mean/Max/Min/MatMulBackward theirs
     "stridegrad.tensor.rules": ("unbroadcast", "sum_backward", "max_backward", "matmul_backward"),
     # nn.conv: window views laid out by window_layout; on NumPy, conv2d / max_pool2d image by
@@ -141,7 +149,9 @@ def library_exercises() -> dict[str, dict[str, str]]:
         for name in module.__all__:
             obj = getattr(module, name)
             home = getattr(obj, "__module__", module.__name__)
-            if home != module.__name__:
+            # a home in the course machinery (lesson 06's and 07's designs) is a
+            # lesson's own module, not the library's
+            if home != module.__name__ and not home.startswith("stridegrad.course."):
                 found[name] = f"{home}:{obj.__name__}"
         out[m.group(1)] = found
     return out
@@ -181,7 +191,7 @@ class Piece:
     @property
     def reason(self) -> str:
         if self.target is not None and not self.called:
-            return f"{self.why}; the library does not call this exercise yet"
+            return f"{self.why}; the library does not call this exercise"
         return self.why
 
 
@@ -562,8 +572,10 @@ class _Calls:
                 return piece
         return self.stack[0][0]
 
-    def call(self, piece: Piece, fn: Callable, args: tuple, kwargs: dict):
-        self.counts[piece.name] += 1
+    def call(self, piece: Piece, fn: Callable, args: tuple, kwargs: dict,
+             count: bool = True):
+        if count:
+            self.counts[piece.name] += 1
         outer = not self.stack
         self.stack.append((piece, time.monotonic()))
         limit = self.limit if outer else None
@@ -588,8 +600,9 @@ class _Calls:
         return result
 
     def _keep(self, piece: Piece, args: tuple, kwargs: dict) -> list | None:
-        """Where to record this call (small arguments only, the first 100 calls)."""
-        if self.record is None:
+        """Where to record this call (small arguments only, the first 100 calls; not
+        a class's: what it makes is a new object, never equal to the library's)."""
+        if self.record is None or inspect.isclass(piece.function):
             return None
         calls = self.record.setdefault(piece.name, [])
         if len(calls) >= 100 or len(repr((args, kwargs))) > 300:
@@ -603,6 +616,30 @@ class _Calls:
             except StopIteration:
                 return
             yield value
+
+
+def _wrap_class(calls: _Calls, piece: Piece, cls: type) -> type:
+    """Your class as the library builds it: a subclass of it, of the same name, whose
+    ``__init__`` runs yours as one counted, limited call, and whose methods run yours
+    with your name on their errors (a class cannot be wrapped in a function: the
+    library subclasses it, checks ``isinstance`` against it, and your methods call
+    ``super()``). ``__wrapped__`` is your class."""
+
+    def __init__(self, *args, **kwargs):
+        calls.call(piece, cls.__init__, (self, *args), kwargs)
+
+    def method(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def yours(self, *args, **kwargs):
+            return calls.call(piece, fn, (self, *args), kwargs, count=False)
+        return yours
+
+    namespace = {name: method(attr) for name, attr in vars(cls).items()
+                 if inspect.isfunction(attr) and name != "__init__"}
+    namespace.update(__init__=functools.wraps(cls.__init__)(__init__), __wrapped__=cls,
+                     __module__=cls.__module__, __qualname__=cls.__qualname__,
+                     __doc__=cls.__doc__)
+    return type(cls.__name__, (cls,), namespace)
 
 
 class Library:
@@ -660,6 +697,8 @@ class Library:
 
     def _wrap(self, piece: Piece) -> Callable:
         calls, fn = self._calls, piece.function
+        if inspect.isclass(fn):
+            return _wrap_class(calls, piece, fn)
 
         @functools.wraps(fn)
         def yours(*args, **kwargs):
@@ -690,7 +729,7 @@ class Library:
             if p.yours:
                 continue
             if not p.called:
-                key = "the library does not call these exercises yet"
+                key = "the library does not call these exercises"
             elif p.why.startswith("fails"):
                 key = "fails its checkpoint"
             else:

@@ -1,6 +1,12 @@
-"""Neural-network building blocks: modules, layers, losses, and :mod:`functional`."""
+"""Neural-network building blocks: modules, layers, losses, and :mod:`functional`.
 
-from . import conv, functional, utils
+``Linear`` is read from :mod:`stridegrad.nn.modules` each time ``stridegrad.nn.Linear``
+is looked up (a module ``__getattr__``), not bound here once: it is lesson 09's
+exercise, and ``stridegrad yours`` swaps a learner's class in by setting
+``stridegrad.nn.modules.Linear``, which every caller then builds with.
+"""
+
+from . import conv, functional, modules, utils
 from .modules import (
     MLP,
     AvgPool2d,
@@ -8,7 +14,6 @@ from .modules import (
     CrossEntropyLoss,
     Flatten,
     Identity,
-    Linear,
     MaxPool2d,
     Module,
     MSELoss,
@@ -39,6 +44,18 @@ __all__ = [
     "conv",
     "functional",
     "load",
+    "modules",
     "save",
     "utils",
 ]
+
+
+def __getattr__(name: str):
+    """``Linear``: whatever :mod:`stridegrad.nn.modules` holds now (see the module doc)."""
+    if name == "Linear":
+        return modules.Linear
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"Linear"})

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import stridegrad as sg
 from stridegrad.tensor import no_grad, rand, tensor, zeros_like
 from stridegrad.nn import functional as F
 from stridegrad.tensor import Tensor
@@ -227,36 +228,55 @@ class Module:
 
 
 class Linear(Module):
-    """``y = x @ W.T + b``: ``(…, in_features)`` -> ``(…, out_features)``.
+    """``y = x @ weight.T + bias``: ``(N, in_features) -> (N, out_features)``.
 
-    Initialised as PyTorch does: ``W`` and ``b`` uniform in ``±1/sqrt(in_features)``
-    (Kaiming-uniform with ``a=sqrt(5)``), drawn from the generator that
-    ``sg.manual_seed`` seeds.
+    ``weight`` is a Parameter of shape ``(out_features, in_features)``, ``bias``
+    one of shape ``(out_features,)``, both uniform in ``[-k, k]``
+    with ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so
+    ``sg.manual_seed`` makes them reproducible; the values themselves are not
+    prescribed, nor which is drawn first), as PyTorch's ``nn.Linear`` does.
+    ``parameters()`` lists the two of them. ``forward`` computes with the
+    layer's current ``self.weight`` and ``self.bias`` (set them to other
+    Parameters and it uses those), from Tensor operations, so that gradients
+    reach them and ``x``.
+
+    This class is the library's ``sg.nn.Linear``, which ``nn.MLP`` and the
+    training recipes build their layers with, so it takes three more arguments:
+    with ``bias=False`` the layer has no bias (``self.bias`` is None,
+    ``parameters()`` lists the weight only, ``forward`` adds nothing), and
+    ``device`` and ``dtype`` (None: the default device, and float32) are those
+    of both Parameters: pass them on to ``sg.rand``.
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 device: str | None = None, dtype: Any = None) -> None:
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        _positive_ints("Linear", in_features=in_features, out_features=out_features)
-        self.in_features = in_features
-        self.out_features = out_features
-        bound = 1.0 / math.sqrt(in_features)
-        self.weight = Parameter(_uniform((out_features, in_features), bound, device, dtype))
-        self.bias = Parameter(_uniform((out_features,), bound, device, dtype)) if bias else None
+        for name, n in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                raise ValueError(f"Linear: {name} must be a positive int, got {n!r}")
+        self.in_features, self.out_features = in_features, out_features
+        k = 1.0 / math.sqrt(in_features)
+        weight = sg.rand(out_features, in_features, device=device, dtype=dtype)
+        self.weight = Parameter(weight * (2 * k) - k)
+        if bias:
+            self.bias = Parameter(sg.rand(out_features, device=device, dtype=dtype) * (2 * k) - k)
+        else:
+            self.bias = None
 
-    def forward(self, x: Tensor) -> Tensor:
-        if not isinstance(x, Tensor):
+    def forward(self, x):
+        if not isinstance(x, sg.Tensor):
             raise TypeError(f"Linear expects a Tensor input, got {type(x).__name__}")
         if x.ndim == 0 or x.shape[-1] != self.in_features:
             raise ValueError(
                 f"Linear({self.in_features}, {self.out_features}) expects inputs with "
                 f"{self.in_features} features in the last dimension, got shape {x.shape} "
-                f"({x.shape[-1] if x.ndim else 0} features)"
-            )
-        return F.linear(x, self.weight, self.bias)
+                f"({x.shape[-1] if x.ndim else 0} features)")
+        return F.linear(x, self.weight, self.bias)  # x @ weight.T (+ bias), any leading axes
 
-    def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+    def extra_repr(self):
+        """What ``repr`` shows between the parentheses: the sizes, and whether there is
+        a bias. (Given: not part of the exercise.)"""
+        out_features, in_features = self.weight.shape
+        return (f"in_features={in_features}, out_features={out_features}, "
                 f"bias={self.bias is not None}")
 
 

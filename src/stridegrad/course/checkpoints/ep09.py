@@ -215,6 +215,41 @@ def linear_gradients_reach_parameters(Linear):
     _same("bias.grad after Linear(3, 2)(ones(5, 3)).sum().backward()", b_grad, [5.0, 5.0])
 
 
+@checkpoint.test("Linear", hint="With bias=False there is no bias: set self.bias = None "
+                                "(Module registers only Parameters, so parameters() then "
+                                "lists the weight alone) and add nothing in forward.",
+                 hint_for=("ignores bias=False", "adds a bias of None"))
+def linear_without_bias(Linear):
+    seen = _call("Linear(3, 2, bias=False)", _linear_parameters, Linear, 3, 2,
+                 {"bias": False})
+    if seen["bias"]["present"]:
+        fail("Linear(3, 2, bias=False).bias", None,
+             f"a {seen['bias']['type']} of shape {seen['bias']['shape']}")
+    if seen["parameters()"] != ["weight"]:
+        fail("list(Linear(3, 2, bias=False).parameters())", "[weight]",
+             "[" + ", ".join(seen["parameters()"]) + "]")
+    out = _call("Linear(2, 2, bias=False)(x)", _linear_forward, Linear, 2, 2,
+                _t([[1.0, 1.0], [0.0, 2.0]]), weight=_t([[1.0, 2.0], [3.0, 4.0]]),
+                options={"bias": False})["returned"]
+    _same("Linear(2, 2, bias=False) with weight [[1, 2], [3, 4]] on x = [[1, 1], [0, 2]]",
+          out, [[3.0, 7.0], [4.0, 8.0]])
+
+
+@checkpoint.test("Linear", hint="device= and dtype= say where and of which dtype the "
+                                "Parameters are: pass them on to sg.rand(..., device=device, "
+                                "dtype=dtype) for the weight and for the bias.",
+                 hint_for=("ignores device and dtype",))
+def linear_device_and_dtype(Linear):
+    call = "Linear(3, 2, device='python', dtype='float64')"
+    seen = _call(call, _linear_made, Linear, 3, 2, options={"device": "python",
+                                                            "dtype": "float64"})
+    for name in ("weight", "bias"):
+        part = seen[name]
+        if (part["device"], part["dtype"]) != ("python", "float64"):
+            fail(f"{call}.{name}: device, dtype", "python, float64",
+                 f"{part['device']}, {part['dtype']}" if part["present"] else "missing")
+
+
 # The contract of Linear is a scenario (observe/ep09.py's _linear_seen says what it
 # looks at); log_softmax's and nll_loss's are scenarios of their Tensors too.
 checkpoint.contract("Linear", scenario=_linear_seen, cases=16, valid=st.tuples(

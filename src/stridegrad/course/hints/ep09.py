@@ -5,12 +5,16 @@ HINTS = {
         "Two Parameters with the shapes the docstring gives, filled from sg.rand moved "
         "onto [-k, k]; forward is one matmul and one addition. Which way round is weight?",
         "k = 1 / sqrt(in_features); sg.rand gives numbers in [0, 1): (rand * 2 - 1) * k "
-        "is uniform in [-k, k). forward multiplies by the transpose of weight: x @ weight.T.",
+        "is uniform in [-k, k). forward multiplies by the transpose of weight: x @ weight.T. "
+        "sg.rand takes device= and dtype= too; with bias=False, self.bias is None and "
+        "forward adds nothing.",
         "In full:\n\n"
         "    k = 1.0 / math.sqrt(in_features)\n"
-        "    self.weight = Parameter((sg.rand(out_features, in_features) * 2 - 1) * k)\n"
-        "    self.bias = Parameter((sg.rand(out_features) * 2 - 1) * k)\n"
-        "    forward: return x @ self.weight.T + self.bias",
+        "    w = sg.rand(out_features, in_features, device=device, dtype=dtype)\n"
+        "    self.weight = Parameter((w * 2 - 1) * k)\n"
+        "    b = sg.rand(out_features, device=device, dtype=dtype)\n"
+        "    self.bias = Parameter((b * 2 - 1) * k) if bias else None\n"
+        "    forward: y = x @ self.weight.T; add self.bias when it is not None",
     ],
     "log_softmax": [
         "log(softmax(x)) = x - log(sum(exp(x))) along the last axis. What can overflow, "

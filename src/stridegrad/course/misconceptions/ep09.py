@@ -14,23 +14,28 @@ from stridegrad.nn import Module, Parameter
 
 
 class Linear(Module):
-    def __init__(self, i, o):
+    def __init__(self, i, o, bias=True, device=None, dtype=None):
         super().__init__()
         k = 1 / math.sqrt(i)
         self.weight = {WEIGHT}
-        self.bias = {BIAS}
+        {BIAS_LINE}
 
     def forward(self, x):
-        return {FORWARD}
+        {FORWARD}
 """
 
+#: the device and dtype arguments each draw passes on (``{D}`` in a piece)
+_D = ", device=device, dtype=dtype"
 
-def _linear(weight="Parameter((sg.rand(o, i) * 2 - 1) * k)",
-            bias="Parameter((sg.rand(o) * 2 - 1) * k)",
-            forward="x @ self.weight.T + self.bias"):
-    """The right Linear with one piece swapped for a wrong one."""
-    return (_LINEAR.replace("{WEIGHT}", weight).replace("{BIAS}", bias)
-            .replace("{FORWARD}", forward))
+
+def _linear(weight="Parameter((sg.rand(o, i{D}) * 2 - 1) * k)",
+            bias="Parameter((sg.rand(o{D}) * 2 - 1) * k)",
+            forward="return x @ self.weight.T if self.bias is None else x @ self.weight.T + self.bias",
+            bias_line="self.bias = {BIAS} if bias else None"):
+    """The right Linear with one piece swapped for a wrong one (``{D}`` in a piece:
+    the device and dtype arguments)."""
+    return (_LINEAR.replace("{BIAS_LINE}", bias_line).replace("{WEIGHT}", weight)
+            .replace("{BIAS}", bias).replace("{FORWARD}", forward).replace("{D}", _D))
 
 
 _SGD = """
@@ -62,50 +67,64 @@ MISCONCEPTIONS = {
         Misconception("weight stored as (in, out)",
           "stores the weight transposed, as (in_features, out_features): its shape is not "
           "PyTorch's (out_features, in_features)",
-          _linear(weight="Parameter((sg.rand(i, o) * 2 - 1) * k)",
-                  forward="x @ self.weight + self.bias")),
+          _linear(weight="Parameter((sg.rand(i, o{D}) * 2 - 1) * k)",
+                  forward="return x @ self.weight if self.bias is None else x @ self.weight + self.bias")),
         Misconception("random normal init with std 1",
           "draws weights from a standard normal: far too large; the scale must be "
           "1/sqrt(in_features) (uniform bound)",
-          _linear(weight="Parameter(sg.randn(o, i))", bias="Parameter(sg.randn(o))")),
+          _linear(weight="Parameter(sg.randn(o, i{D}))", bias="Parameter(sg.randn(o{D}))")),
         Misconception("bias is a plain tensor",
           "makes the bias a plain tensor, not a Parameter: parameters() misses it, so it is "
           "never trained",
-          _linear(bias="(sg.rand(o) * 2 - 1) * k")),
+          _linear(bias="(sg.rand(o{D}) * 2 - 1) * k")),
         Misconception("plain tensors, not Parameters",
           "makes weight and bias plain tensors, not Parameters: parameters() lists neither, "
           "they do not require grad, so backward has nothing to fill and nothing is trained; "
           "wrap the finished numbers in Parameter(...)",
-          _linear(weight="(sg.rand(o, i) * 2 - 1) * k", bias="(sg.rand(o) * 2 - 1) * k")),
+          _linear(weight="(sg.rand(o, i{D}) * 2 - 1) * k", bias="(sg.rand(o{D}) * 2 - 1) * k")),
         Misconception("draws from [0, 2k): forgets to shift",
           "stretches sg.rand to [0, 2k) but never shifts it down by k: every weight is "
           "positive and the largest reach 2k; (rand * 2 - 1) * k lands on [-k, k)",
-          _linear(weight="Parameter(sg.rand(o, i) * 2 * k)",
-                  bias="Parameter(sg.rand(o) * 2 * k)")),
+          _linear(weight="Parameter(sg.rand(o, i{D}) * 2 * k)",
+                  bias="Parameter(sg.rand(o{D}) * 2 * k)")),
         Misconception("draws from [0, k)",
           "scales sg.rand by k only: the weights lie in [0, k), all positive and half as "
           "spread as [-k, k]; stretch to width 2k and shift the middle to 0",
-          _linear(weight="Parameter(sg.rand(o, i) * k)", bias="Parameter(sg.rand(o) * k)")),
+          _linear(weight="Parameter(sg.rand(o, i{D}) * k)", bias="Parameter(sg.rand(o{D}) * k)")),
         Misconception("zeros init",
           "initialises the weights to zeros: every output is the bias and all units stay "
           "identical",
-          _linear(weight="Parameter(sg.zeros(o, i))", bias="Parameter(sg.zeros(o))")),
+          _linear(weight="Parameter(sg.zeros(o, i{D}))", bias="Parameter(sg.zeros(o{D}))")),
         Misconception("bias initialised to zeros",
           "draws the weight uniformly from [-k, k] but starts the bias at zeros (as some "
           "libraries do): the docstring, like PyTorch's Linear, draws the bias from "
           "[-k, k] too",
-          _linear(bias="Parameter(sg.zeros(o))")),
+          _linear(bias="Parameter(sg.zeros(o{D}))")),
         Misconception("weights are the result of an op, not leaves",
           "builds weight and bias as (sg.rand(..., requires_grad=True) * 2 - 1) * k: the "
           "result of an operation is not a leaf and not a Parameter, so parameters() misses "
           "it and backward never fills its .grad; wrap the finished numbers in Parameter(...)",
-          _linear(weight="(sg.rand(o, i, requires_grad=True) * 2 - 1) * k",
-                  bias="(sg.rand(o, requires_grad=True) * 2 - 1) * k")),
+          _linear(weight="(sg.rand(o, i{D}, requires_grad=True) * 2 - 1) * k",
+                  bias="(sg.rand(o{D}, requires_grad=True) * 2 - 1) * k")),
         Misconception("NumPy's unseeded generator",
           "draws the weights from NumPy's global generator instead of the given one: the same "
           "seed does not give the same layer",
           _linear(weight="Parameter(np.random.uniform(-k, k, (o, i)).astype(np.float32))",
                   bias="Parameter(np.random.uniform(-k, k, o).astype(np.float32))")),
+        Misconception("ignores bias=False",
+          "makes a bias whatever bias= says: Linear(3, 2, bias=False) still has one, and "
+          "parameters() lists it; with bias=False, self.bias is None",
+          _linear(bias_line="self.bias = {BIAS}")),
+        Misconception("adds a bias of None",
+          "sets self.bias = None for bias=False but forward still adds self.bias: "
+          "x @ weight.T + None raises; add the bias only when there is one",
+          _linear(forward="return x @ self.weight.T + self.bias")),
+        Misconception("ignores device and dtype",
+          "draws weight and bias with sg.rand(shape) alone: Linear(3, 2, device='python', "
+          "dtype='float64') makes float32 Parameters on the default device; pass device= "
+          "and dtype= on to sg.rand",
+          _linear(weight="Parameter((sg.rand(o, i) * 2 - 1) * k)",
+                  bias="Parameter((sg.rand(o) * 2 - 1) * k)")),
     ],
     "log_softmax": [
         Misconception("naive, no max subtracted",

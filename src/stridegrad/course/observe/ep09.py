@@ -39,8 +39,12 @@ from stridegrad.nn import Parameter
 # layer with 256 outputs, where every right draw is near the expected spread by a
 # wide margin: within [-k, k], about half negative, spread as a uniform on [-k, k]),
 # and at forward and backward with weight and bias set to known small integers,
-# exact in float32 in every order of the sums. Every part of it is fixed by the
-# docstring; the values drawn are not (another order of the draws is as right).
+# exact in float32 in every order of the sums; then at what the library needs besides
+# (the docstring says so): a layer made with bias=False (no bias, the weight alone in
+# parameters(), forward without a bias) and one made with device="python" and
+# dtype=float64 (where and of which dtype its Parameters are). Every part of it is
+# fixed by the docstring; the values drawn are not (another order of the draws is as
+# right).
 
 
 def _upstream(shape: tuple) -> np.ndarray:
@@ -117,6 +121,13 @@ def _init_seen(name: str, p: Any, k: float, in_features: int) -> str:
     return f"{name} uniform on [-k, k]"
 
 
+def _placed(p: Any) -> str:
+    """Where a Parameter lives and its dtype, in words."""
+    if not isinstance(p, sg.Tensor):
+        return "missing" if p is None else f"a {type(p).__name__}"
+    return f"on {p.device}, {p.numpy().dtype}"
+
+
 def _small_ints(shape: tuple, start: int) -> np.ndarray:
     size = int(np.prod(shape))
     return (((np.arange(size) * 3 + start) % 7) - 3).reshape(shape).astype(np.float32)
@@ -156,6 +167,18 @@ def _linear_seen(Linear, in_features, out_features):
         (out * sg.tensor(_upstream(tuple(out.shape)).astype(np.float32))).sum().backward()
         for name, t in (("weight", lin.weight), ("bias", lin.bias), ("x", x)):
             seen[f"{name}.grad"] = _grad_of(t, name)
+    # what the library needs besides: no bias; a device and a dtype
+    bare = Linear(in_features, out_features, bias=False)
+    bias = getattr(bare, "bias", "missing")
+    seen["bias=False: bias"] = "None" if bias is None else _param_seen(bias)
+    seen["bias=False: parameters()"] = sorted(
+        "weight" if p is getattr(bare, "weight", None) else type(p).__name__
+        for p in bare.parameters())
+    bare.weight = Parameter(_small_ints((out_features, in_features), 1))
+    seen["bias=False: forward"] = _tensor_seen(bare(sg.tensor(_small_ints((n, in_features), 0))))
+    placed = Linear(in_features, out_features, device="python", dtype=sg.float64)
+    seen["device='python', dtype=float64"] = [
+        _placed(getattr(placed, name, None)) for name in ("weight", "bias")]
     return seen
 
 
@@ -210,16 +233,19 @@ def _part_seen(module: Any, name: str) -> dict:
     grad = getattr(p, "grad", None)
     return {"present": p is not None, "type": type(p).__name__,
             "is a Parameter": isinstance(p, Parameter), "shape": _shape(p),
+            "device": str(p.device) if isinstance(p, sg.Tensor) else None,
+            "dtype": str(p.numpy().dtype) if isinstance(p, sg.Tensor) else None,
             "values": _plain(p), "grad_fn": None if fn is None else str(fn),
             "grad": None if grad is None else _plain(grad)}
 
 
-def linear_made(Linear, in_features: int, out_features: int, *, seed: int | None = None) -> dict:
-    """``Linear(in_features, out_features)`` (after ``sg.manual_seed(seed)`` when a seed
-    is given): its ``weight`` and ``bias`` (:func:`_part_seen`)."""
+def linear_made(Linear, in_features: int, out_features: int, *, seed: int | None = None,
+                options: dict | None = None) -> dict:
+    """``Linear(in_features, out_features, **options)`` (after ``sg.manual_seed(seed)``
+    when a seed is given): its ``weight`` and ``bias`` (:func:`_part_seen`)."""
     if seed is not None:
         sg.manual_seed(seed)
-    lin = Linear(in_features, out_features)
+    lin = Linear(in_features, out_features, **(options or {}))
     return _layer_seen(lin)
 
 
@@ -227,10 +253,11 @@ def _layer_seen(lin: Any) -> dict:
     return {"weight": _part_seen(lin, "weight"), "bias": _part_seen(lin, "bias")}
 
 
-def linear_parameters(Linear, in_features: int, out_features: int) -> dict:
+def linear_parameters(Linear, in_features: int, out_features: int,
+                      options: dict | None = None) -> dict:
     """:func:`linear_made`, with ``list(parameters())`` of the layer: each entry by name
     (``"weight"``, ``"bias"``, or its type's name) and its values."""
-    lin = Linear(in_features, out_features)
+    lin = Linear(in_features, out_features, **(options or {}))
     seen = _layer_seen(lin)
     params = list(lin.parameters())
     named = {id(getattr(lin, n, None)): n for n in ("weight", "bias")}
@@ -241,13 +268,13 @@ def linear_parameters(Linear, in_features: int, out_features: int) -> dict:
 
 def linear_forward(Linear, in_features: int, out_features: int, x: np.ndarray, *,
                    weight: np.ndarray | None = None, bias: np.ndarray | None = None,
-                   seed: int | None = None) -> dict:
-    """``Linear(in_features, out_features)`` (seeded when ``seed`` is given), with
-    ``weight`` and ``bias`` set to Parameters of these values when given, called on a
-    Tensor of ``x``: the result's values and shape."""
+                   seed: int | None = None, options: dict | None = None) -> dict:
+    """``Linear(in_features, out_features, **options)`` (seeded when ``seed`` is given),
+    with ``weight`` and ``bias`` set to Parameters of these values when given, called on
+    a Tensor of ``x``: the result's values and shape."""
     if seed is not None:
         sg.manual_seed(seed)
-    lin = Linear(in_features, out_features)
+    lin = Linear(in_features, out_features, **(options or {}))
     if weight is not None:
         lin.weight = Parameter(weight)
     if bias is not None:

@@ -8,39 +8,11 @@ from the library, whose own function it is.
 """
 
 
+from stridegrad.nn.modules import Linear
 from stridegrad.nn.functional import log_softmax
 from stridegrad.nn.functional import nll_loss
 from stridegrad.optim import sgd_step
 from stridegrad.optim import adam_step
-
-
-import math
-import stridegrad as sg
-from stridegrad.nn import Module, Parameter
-
-
-class Linear(Module):
-    """``y = x @ weight.T + bias``: ``(N, in_features) -> (N, out_features)``.
-
-    ``weight`` is a Parameter of shape ``(out_features, in_features)``, ``bias``
-    one of shape ``(out_features,)``, both float32 and uniform in ``[-k, k]``
-    with ``k = 1 / sqrt(in_features)``, drawn with ``sg.rand`` (so
-    ``sg.manual_seed`` makes them reproducible; the values themselves are not
-    prescribed, nor which is drawn first).
-    ``parameters()`` lists the two of them. ``forward`` computes with the
-    layer's current ``self.weight`` and ``self.bias`` (set them to other
-    Parameters and it uses those), from Tensor operations, so that gradients
-    reach them and ``x``.
-    """
-
-    def __init__(self, in_features, out_features):
-        super().__init__()
-        bound = 1.0 / math.sqrt(in_features)
-        self.weight = Parameter((sg.rand(out_features, in_features) * 2 - 1) * bound)
-        self.bias = Parameter((sg.rand(out_features) * 2 - 1) * bound)
-
-    def forward(self, x):
-        return x @ self.weight.T + self.bias
 
 
 import numpy as np
