@@ -114,3 +114,25 @@ def test_array_namespace_of_each_device(device):
     assert backend.array_namespace(np.float64(1.0)) is np  # a NumPy scalar is NumPy's
     with pytest.raises(TypeError):
         backend.array_namespace([1.0, 2.0])
+
+
+def test_a_learners_unbroadcast_that_returns_a_view_is_copied_before_the_engine_adds_into_it(
+        monkeypatch):
+    """The engine adds later gradients into a new array in place; a learner's unbroadcast
+    may return a right answer that is a view of the incoming gradient (a reshape that drops
+    a size-1 axis), which another input also holds. The add node copies such a result; the
+    library's own unbroadcast never returns a view, and is not copied."""
+    from stridegrad.tensor._nodes import AddBackward
+
+    def viewing(grad, shape):
+        return grad.reshape(shape)  # right for (1, 3) -> (3,), and a view of grad
+
+    g = np.ones((1, 3))
+    node = AddBackward((object(), object()), np, None, (3,))
+    _, own = node.apply(g)
+    assert not np.shares_memory(own, g)  # the library's: a sum, a new array
+    monkeypatch.setattr(rules, "unbroadcast", viewing)
+    _, gb = node.apply(g)
+    assert gb.shape == (3,) and not np.shares_memory(gb, g)
+    gb += 1.0
+    assert g.tolist() == [[1.0, 1.0, 1.0]]  # the other input's gradient is untouched

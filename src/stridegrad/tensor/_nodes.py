@@ -105,6 +105,20 @@ def _edge(t: Tensor) -> Node | None:
     return fn if fn is not None else AccumulateGrad(t)
 
 
+_LIBRARY_UNBROADCAST = rules.unbroadcast
+
+
+def _summed(g, shape: tuple):
+    """``g`` summed back to ``shape`` by ``rules.unbroadcast``: a new array, or ``g``
+    itself. The library's own never returns a view of ``g``; a learner's (installed by
+    ``stridegrad yours``) may (``g.reshape(shape)`` for a dropped size-1 axis), and the
+    engine adds into a new array in place, so such a result is copied first."""
+    out = rules.unbroadcast(g, shape)
+    if rules.unbroadcast is not _LIBRARY_UNBROADCAST and out is not g:
+        out = backend.array_namespace(out).asarray(out, copy=True)
+    return out
+
+
 class AddBackward(Node):
     __slots__ = ("sa", "sb", "xp")
     _fresh = None  # g itself, or g summed to the input's shape (new)
@@ -118,9 +132,9 @@ class AddBackward(Node):
         ea, eb = self._edges
         ga = gb = None
         if ea is not None:
-            ga = g if self.sa is None else rules.unbroadcast(g, self.sa)
+            ga = g if self.sa is None else _summed(g, self.sa)
         if eb is not None:
-            gb = g if self.sb is None else rules.unbroadcast(g, self.sb)
+            gb = g if self.sb is None else _summed(g, self.sb)
         return ga, gb
 
 
