@@ -222,3 +222,17 @@ def test_cse_keeps_apart_constants_of_another_type_or_sign():
     out = str(eliminate_common_subexpressions(g))
     assert "b = const(value=1.0)" in out and "d = const(value=0.0)" in out
     assert "e = const" not in out and "v = add(a, a)" in out  # a true repeat still goes
+
+
+def test_a_lesson_11_copied_before_the_move_still_imports_its_ir():
+    """A learner's copy of lesson 11 made before the IR moved into the library imports it
+    from stridegrad.course.compiler: the same objects are still there (no second copy)."""
+    import sys
+
+    namespace: dict = {}
+    exec("from stridegrad.course.compiler import (COMMUTATIVE, ELEMENTWISE, Graph, Op, "
+         "evaluate,\n    from_library, fused_op, parse, validate)", namespace)
+    graph = sys.modules["stridegrad.compile.graph"]
+    for name in ("COMMUTATIVE", "ELEMENTWISE", "Graph", "Op", "evaluate", "from_library",
+                 "fused_op", "parse", "validate"):
+        assert namespace[name] is getattr(graph, name), name
