@@ -571,9 +571,9 @@ def softmax_backward(y, grad, axis=-1):
 # your `sum_backward`, `max` through your `max_backward`, `@` through your
 # `matmul_backward`, and `sg.gradcheck` measures with your
 # `numerical_gradient`. The cell below swaps in each of yours that passes
-# its checkpoint (and your layout functions of lessons 01-05), computes the
-# gradients of a two-layer network (a broadcast bias, matmuls, `tanh`, a `max`
-# and sums) and checks them against central differences. It reads your
+# its checkpoint, computes the gradients of a two-layer network on the `cpu`
+# device (a broadcast bias, matmuls, `tanh`, a `max` and sums) and checks them
+# against central differences. It reads your
 # *saved* notebooks: save this one first (Ctrl+S). Its report names which of
 # your functions did the work, and which were the library's own and why.
 

@@ -547,13 +547,15 @@ def conv2d_weight_grad(x, grad_out, weight_shape, stride=1, padding=0):
 # `window_layout`, `im2col`, `conv2d`, `col2im`, `max_pool2d` and
 # `conv2d_input_grad` once they pass (`stridegrad.nn.im2col`, image by
 # image; only with none of yours in place does a 3x3, stride-1 layer take a
-# faster path of the library's own, checked against these). The cell below swaps in each of
-# your functions that passes its checkpoint, trains the CNN of this lesson on
-# the digits, and measures it on the 360 test images: the goal is 97%. It
+# faster path of the library's own, checked against these). The cell below
+# swaps in each of your functions that passes its checkpoint, trains the CNN
+# of `stridegrad train digits --model cnn` (two convolutions of 16 and 32
+# filters, each with a max-pool: one more than above) on the digits for 12
+# epochs, and measures it on the 360 test images: the goal is 97%. It
 # reads your *saved* notebooks: save this one first (Ctrl+S). Its report
 # names which of your functions did the work, and which were the library's
-# own and why; `stridegrad train digits --model cnn --yours` trains the full
-# recipe on your library.
+# own and why; `stridegrad train digits --model cnn --yours` trains it with
+# the full recipe (15 epochs) on your library.
 
 # %% tags=["nbval-ignore-output"]
 from stridegrad.course.milestones import milestone
