@@ -445,6 +445,16 @@ def from_values(vals: list, shape, dtype: DType) -> StridedArray:
     return new(vals, shape, layout.contiguous_strides(shape), 0, dtype)
 
 
+def from_zero(x: StridedArray) -> tuple[list, tuple]:
+    """``x`` as lessons 04 and 05's kernels read an operand (``broadcast_binary``,
+    ``matmul_2d``): a storage list whose position 0 is ``x``'s first element, and
+    ``x``'s strides into it, all >= 0. Its own storage and strides when its view starts
+    at position 0 with no negative stride, else a row-major copy of its values."""
+    if x._offset == 0 and min(x._strides, default=0) >= 0:
+        return x._storage, x._strides
+    return values(x), layout.contiguous_strides(x._shape)
+
+
 def values(x: StridedArray) -> list:
     """The elements of ``x`` in row-major order, as a new list."""
     if layout.is_contiguous(x._shape, x._strides):

@@ -22,7 +22,7 @@ import math
 import operator
 
 from . import layout
-from ._core import StridedArray, cast_values, from_values, gather, values
+from ._core import StridedArray, cast_values, from_values, from_zero, gather, values
 from ._dtypes import DType, bool_, float64, scalar_dtype
 from ._dtypes import result_type as _result_type
 
@@ -113,10 +113,7 @@ def _inner_broadcast(x1, x2) -> tuple | None:
         return None
     out = []
     for x in (x1, x2):
-        if x._offset == 0 and min(x._strides, default=0) >= 0:
-            storage, strides = x._storage, x._strides
-        else:  # a view that starts elsewhere: its values, row-major, from position 0
-            storage, strides = values(x), layout.contiguous_strides(x._shape)
+        storage, strides = from_zero(x)
         out += [storage, layout.broadcast_strides(x._shape, strides, shape)]
     return (*out, shape)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import layout
-from ._core import StridedArray, cast_values, from_values, values
+from ._core import StridedArray, cast_values, from_values, from_zero
 from ._dtypes import result_type
 
 __all__ = ["matmul", "vecdot", "tensordot"]
@@ -13,15 +13,6 @@ def _require(name: str, x) -> StridedArray:
     if not isinstance(x, StridedArray):
         raise TypeError(f"{name}: expected a StridedArray, got {type(x).__name__}")
     return x
-
-
-def _from_zero(x: StridedArray, shape: tuple, strides: tuple) -> tuple[list, tuple]:
-    """``x``'s storage and strides read from position 0, as lesson 05's kernels take
-    them: its own storage when its view starts there (no stride below 0), else a
-    row-major copy."""
-    if x.offset == 0 and min(strides, default=0) >= 0:
-        return x._storage, strides
-    return values(x), layout.contiguous_strides(shape)
 
 
 def _one_batch(store: list, shape: tuple, strides: tuple, batch: tuple) -> tuple[list, tuple]:
@@ -55,11 +46,13 @@ def matmul(x1, x2, /) -> StridedArray:
         )
     dtype = result_type(x1.dtype, x2.dtype)
 
-    # A as (..., n, k), B transposed as (..., m, k): one run of k per row / column
-    a_shape, a_strides = x1.shape, x1.strides
+    # each operand's storage from its first element (lesson 05's kernels read from
+    # position 0); a 1-D one as a (1, k) row or a (k, 1) column, stride 0 on the new axis
+    a_store, a_strides = from_zero(x1)
+    b_store, b_strides = from_zero(x2)
+    a_shape, b_shape = x1.shape, x2.shape
     if x1.ndim == 1:
         a_shape, a_strides = (1,) + a_shape, (0,) + a_strides
-    b_shape, b_strides = x2.shape, x2.strides
     if x2.ndim == 1:
         b_shape, b_strides = b_shape + (1,), b_strides + (0,)
     n, k = a_shape[-2:]
@@ -79,8 +72,6 @@ def matmul(x1, x2, /) -> StridedArray:
             f"({a_batch} and {b_batch})"
         ) from None
 
-    a_store, a_strides = _from_zero(x1, a_shape, a_strides)
-    b_store, b_strides = _from_zero(x2, b_shape, b_strides)
     if not batch:  # two matrices: lesson 05's matmul_2d
         out = layout.matmul_2d(a_store, (n, k), a_strides, b_store, (k, m), b_strides)
     else:  # lesson 05's batched_matmul, the batch axes made one
