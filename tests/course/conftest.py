@@ -23,3 +23,13 @@ def define(source: str, **extra) -> dict:
 def root() -> Path:
     assert ROOT is not None, "the course tests run in a clone"
     return ROOT
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory) -> Path:
+    """``stridegrad yours`` keeps the workers' verdicts in a folder of the test module's
+    own (``$STRIDEGRAD_CACHE/yours``), not in the user's cache; the folder."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STRIDEGRAD_CACHE", str(folder))
+        yield folder / "yours"

@@ -4,7 +4,6 @@ their own library, with lesson 03 left blank."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -17,18 +16,8 @@ from stridegrad.course.yours import assemble, library_exercises
 
 from .conftest import ROOT
 
-
-@pytest.fixture(scope="module", autouse=True)
-def verdicts(tmp_path_factory):
-    """The workers' verdicts are kept in a folder of this module's own."""
-    folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("STRIDEGRAD_CACHE")
-    os.environ["STRIDEGRAD_CACHE"] = str(folder)
-    yield
-    if before is None:
-        del os.environ["STRIDEGRAD_CACHE"]
-    else:
-        os.environ["STRIDEGRAD_CACHE"] = before
+#: the workers' verdicts of this module in a folder of its own (conftest.verdicts)
+pytestmark = pytest.mark.usefixtures("verdicts")
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +68,7 @@ def test_lesson_04s_milestone_names_the_blank_lesson_and_its_reason(library):
     assert "broadcast_shapes" in result.yours and "numel" in result.yours
 
 
-def test_a_wrong_function_that_passed_its_checkpoint_misses_the_milestone(library):
+def test_a_wrong_function_that_passed_its_checkpoint_misses_the_milestone(library, monkeypatch):
     """A wrong broadcast_strides (the last axis keeps stride 1 when it is stretched),
     installed as if it had passed its checkpoint: the milestone misses its goal, and
     the function is among the learner's that it ran."""
@@ -90,28 +79,21 @@ def test_a_wrong_function_that_passed_its_checkpoint_misses_the_milestone(librar
         return good(shape, strides, target)[:-1] + (1,) if len(target) > 1 else \
             good(shape, strides, target)
 
-    piece.function = broadcast_strides
-    try:
-        result = run_milestone("04", library)
-    finally:
-        piece.function = good
+    monkeypatch.setattr(piece, "function", broadcast_strides)
+    result = run_milestone("04", library)
     assert not result.met
     assert "short of the goal" in result.report() or "it stopped" in result.report()
     assert "broadcast_strides" in result.yours
 
 
-def test_an_error_in_a_function_of_yours_stops_the_milestone_and_is_named(library):
+def test_an_error_in_a_function_of_yours_stops_the_milestone_and_is_named(library, monkeypatch):
     piece = next(p for p in library.pieces if p.name == "nll_loss")
-    good = piece.function
 
     def nll_loss(logp, targets):
         raise ZeroDivisionError("division by zero")
 
-    piece.function = nll_loss
-    try:
-        result = run_milestone("09", library)
-    finally:
-        piece.function = good
+    monkeypatch.setattr(piece, "function", nll_loss)
+    result = run_milestone("09", library)
     assert not result.met
     assert result.problem.startswith("ZeroDivisionError: division by zero")
     assert "your nll_loss (lesson 09)" in result.problem

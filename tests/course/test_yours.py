@@ -4,7 +4,6 @@ from a learner's notebooks, run, and checked by the library's own battery."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import time
 from pathlib import Path
@@ -20,6 +19,9 @@ from stridegrad.course.yours import (CALLED_THROUGH, Library, Piece, YourTimeout
 from stridegrad.course.yours_battery import CASES, run_battery
 
 from .conftest import ROOT
+
+#: the workers' verdicts of this module in a folder of its own (conftest.verdicts)
+pytestmark = pytest.mark.usefixtures("verdicts")
 
 CORRECT_NUMEL = "def numel(shape):\n    n = 1\n    for d in shape:\n        n *= d\n    return n\n"
 # passes every test of checkpoint 01 (its shapes have at most 4 dimensions), and is
@@ -330,19 +332,6 @@ def test_a_failure_of_two_functions_only_together_names_both():
 
 
 # --------------------------------------------------------------------------- from notebooks
-
-@pytest.fixture(scope="module", autouse=True)
-def verdicts(tmp_path_factory):
-    """The workers' verdicts are kept in a folder of this module's own."""
-    folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("STRIDEGRAD_CACHE")
-    os.environ["STRIDEGRAD_CACHE"] = str(folder)
-    yield folder / "yours"
-    if before is None:
-        del os.environ["STRIDEGRAD_CACHE"]
-    else:
-        os.environ["STRIDEGRAD_CACHE"] = before
-
 
 @pytest.fixture(scope="module")
 def learner(tmp_path_factory) -> Path:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CALL_LIMIT", "MILESTONES", "MilestoneResult", "library_of", "milestone", "run_milestone"]
+__all__ = ["CALL_LIMIT", "MILESTONES", "MilestoneResult", "milestone", "run_milestone"]
 
 #: Seconds one call of one of your functions may take during a milestone.
 CALL_LIMIT = 20.0
@@ -231,15 +231,22 @@ def _counting(targets: dict[str, str]):
             setattr(module, attribute, original)
 
 
+def _lesson_with_milestone(lesson: str) -> str:
+    """``lesson`` as a key of :data:`MILESTONES` (``"9"`` -> ``"09"``); ValueError naming
+    the lessons that have one when it has none."""
+    key = f"{int(lesson):02d}"
+    if key not in MILESTONES:
+        raise ValueError(f"lesson {lesson} has no milestone; lessons with one: "
+                         f"{', '.join(sorted(MILESTONES))}")
+    return key
+
+
 def run_milestone(lesson: str, library) -> MilestoneResult:
     """Run lesson ``lesson``'s milestone on ``library`` (a
     :class:`~stridegrad.course.yours.Library`, not installed yet)."""
     from stridegrad.course.yours import YourTimeout
 
-    key = f"{int(lesson):02d}"
-    if key not in MILESTONES:
-        raise ValueError(f"lesson {lesson} has no milestone; lessons with one: "
-                         f"{', '.join(sorted(MILESTONES))}")
+    key = _lesson_with_milestone(lesson)
     stone = MILESTONES[key]
     pieces = [p for p in library.library_pieces if p.called and p.lesson <= key]
     targets = {p.name: p.target for p in pieces}
@@ -264,29 +271,6 @@ def run_milestone(lesson: str, library) -> MilestoneResult:
         problem=problem)
 
 
-def library_of(functions: dict[str, Callable], lesson: str, why: str = "passes"):
-    """A library with ``functions`` (exercise name -> function, e.g. the definitions of
-    one notebook whose tests pass) as yours, for lesson ``lesson``'s exercises; every
-    other exercise keeps the reference ("not in this notebook")."""
-    from stridegrad.course.checks import load_checkpoint
-    from stridegrad.course.yours import Lesson, Library, Piece, _called, library_exercises
-
-    key = f"{int(lesson):02d}"
-    lessons = []
-    for episode, targets in sorted(library_exercises().items()):
-        if episode > key or not targets:
-            continue
-        pieces = []
-        for name, target in targets.items():
-            fn = functions.get(name) if episode == key else None
-            mine = callable(fn) and _called(target)
-            pieces.append(Piece(episode, name, target, passed=mine,
-                                why=why if mine else "not in this notebook",
-                                function=fn if mine else None))
-        lessons.append(Lesson(episode, load_checkpoint(episode).title, None, pieces))
-    return Library(Path("."), lessons)
-
-
 def milestone(lesson: str, folder: Path | str | None = None, *, quiet: bool = False,
               ) -> MilestoneResult | None:
     """Run lesson ``lesson``'s milestone on your library, from your saved notebooks in
@@ -304,10 +288,7 @@ def milestone(lesson: str, folder: Path | str | None = None, *, quiet: bool = Fa
 
     from stridegrad.course.yours import assemble, default_folder
 
-    key = f"{int(lesson):02d}"
-    if key not in MILESTONES:
-        raise ValueError(f"lesson {lesson} has no milestone; lessons with one: "
-                         f"{', '.join(sorted(MILESTONES))}")
+    key = _lesson_with_milestone(lesson)
     if os.environ.get("STRIDEGRAD_GRADING"):
         if not quiet:
             print(f"lesson {key}'s milestone is not run while the notebook is graded or "
