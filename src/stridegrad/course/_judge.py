@@ -234,8 +234,9 @@ def _delegation(node, bound, aliases, codes, modules) -> str:
             code = getattr(obj, "__code__", None)
             if code is not None and code in codes:
                 return codes[code]
-            if isinstance(obj, type) and _class_code(obj, codes):  # sg.nn.Linear(...)
-                return _class_code(obj, codes)
+            said = _class_code(obj, codes) if isinstance(obj, type) else ""
+            if said:  # the library's own class made inside: sg.nn.Linear(...)
+                return said
     return ""
 
 

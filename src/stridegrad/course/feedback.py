@@ -17,7 +17,7 @@ import dataclasses
 
 from stridegrad.course._sinks import html_text
 from stridegrad.course.checks import Row
-from stridegrad.course.report import PILL, rows_html
+from stridegrad.course.report import PILL, milestone_html, rows_html
 
 __all__ = ["REMEDY", "cell_name", "cell_quote", "csv_message", "exercise_notes",
            "exercise_totals", "feedback_html", "redefinition_note"]
@@ -125,8 +125,13 @@ def feedback_html(g, run_id: str, digest: str, statuses: dict[str, str]) -> str:
     """The feedback page of a :class:`~stridegrad.course.grader.StudentGrade` ``g``;
     ``statuses`` names the whole-notebook statuses. Every value on the page, numbers
     too, is escaped (:func:`~stridegrad.course._sinks.html_text`): whatever a
-    notebook's names, messages and error lines hold, they are text on the page."""
+    notebook's names, messages and error lines hold, they are text on the page. With
+    ``stridegrad grade --yours`` the milestone's section (:func:`milestone_html`) comes
+    after the exercises."""
     esc = html_text
+    milestone = getattr(g, "milestone", "")
+    milestone = milestone_html(getattr(g, "milestone_report", "") or milestone) if milestone \
+        else ""
     notes = exercise_notes(getattr(g, "redefined", []))
     errors = "".join(
         f"<li><b>In [{esc(str(e.get('run', '?')))}]</b> "
@@ -177,6 +182,7 @@ def feedback_html(g, run_id: str, digest: str, statuses: dict[str, str]) -> str:
   f"<ul>{errors}</ul>" if errors else ""}
 <table style="border-collapse:collapse;font-size:14px">{summary}</table>
 {sections}
+{milestone}
 <p style="color:#666;font-size:0.9em">Graded {esc(g.graded_at)} (run {esc(run_id)}, tests
 {esc(digest)}). Every cell ran in order, then the tests ran once, on the notebook's final
 definitions (as after Restart Kernel and Run All); a test marked hidden shows its name and

@@ -132,7 +132,6 @@ from stridegrad.course.kept import executed_notebook, write_kept
 from stridegrad.course import intake
 from stridegrad.course._limits import JSONLimits, UntrustedJSONError, clean_text, loads, printable
 from stridegrad.course.points import apply_points, read_points
-from stridegrad.course.report import milestone_html
 from stridegrad.course.progress import Progress
 from stridegrad.course.shards import parse_shard, shard_of, shard_tag
 from stridegrad.course.sandbox import (
@@ -1206,16 +1205,6 @@ def milestone_summary(m: dict, episode: str, rows: list[Row]) -> tuple[str, str]
     return clean_text(" ".join(column.split()), 600), clean_text(report, _TEXT_CHARS)
 
 
-def _feedback_html(g: StudentGrade, run_id: str, digest: str) -> str:
-    page = feedback_html(g, run_id, digest, NOTEBOOK_STATUSES)
-    if g.milestone:  # --yours: the milestone's paragraph, before the page's last line
-        head, _, tail = page.rpartition('<p style="color:#666;font-size:0.9em">Graded')
-        if head:
-            page = head + milestone_html(g.milestone_report or g.milestone) + "\n" + \
-                '<p style="color:#666;font-size:0.9em">Graded' + tail
-    return page
-
-
 def _write_feedback(folder: Path, g: StudentGrade, run_id: str, digest: str,
                     log: Callable[[str], None]) -> None:
     """Write ``g``'s feedback page into ``folder``; a page that cannot be made (a bug
@@ -1224,7 +1213,7 @@ def _write_feedback(folder: Path, g: StudentGrade, run_id: str, digest: str,
     import html
 
     try:
-        page = _feedback_html(g, run_id, digest)
+        page = feedback_html(g, run_id, digest, NOTEBOOK_STATUSES)
     except Exception as exc:
         why = clean_text(f"{type(exc).__name__}: {exc}", 300)
         log(f"{g.student}: the feedback page could not be made ({why}); wrote a short one")

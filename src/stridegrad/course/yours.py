@@ -35,9 +35,10 @@ A lesson's other exercises are the lesson's own (``whose`` is "lesson", those of
 module of ``stridegrad.course`` included: lesson 06's closures, lesson 07's designs):
 README.md's "Your library" lists them and says why. A library function that is an
 exercise but that the library does not call (lesson 03's ``sum_axis``: its sums run
-``reduce_axis``) is reported as "the library does not call this exercise". Which module holds each exercise comes from the build's own output, the lesson
-modules ``stridegrad.course.solutions.epNN``, which import every library exercise from
-the module whose function it is.
+``reduce_axis``) is reported as "the library does not call this exercise". Which
+module holds each exercise comes from the build's own output, the lesson modules
+``stridegrad.course.solutions.epNN``, which import every library exercise from the
+module whose function it is.
 
 Installed (``with library:``, :func:`yours`, :func:`use_yours`), each of your
 functions runs through a thin wrapper that counts its calls (:attr:`Library.calls`),
