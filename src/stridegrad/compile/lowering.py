@@ -114,15 +114,23 @@ def _node_of(origin: dict[str, Node], name: str) -> Node:
     return node
 
 
+def _ref(env: dict[str, Any], name: str) -> Any:
+    """What an op's argument ``name`` is in the traced IR: its node, or the literal."""
+    v = env[name]
+    return v.value if isinstance(v, _Inline) else v
+
+
+def _add_op(new: Graph, op: G.Op, node: Node, env: dict[str, Any]) -> Node:
+    """The traced node of the pass IR's op ``op``, with ``node``'s shape and dtype."""
+    attrs = {k: G._unwrap(v) for k, v in op.attrs.items()}
+    return new.add(op.op, tuple(_ref(env, a) for a in op.args), attrs, node.shape, node.dtype)
+
+
 def raise_graph(ops: G.Graph, origin: dict[str, Node], like: Graph) -> Graph:
     """The graph ``ops`` (lowered from ``like``, then rewritten by passes) in the traced
     IR again, on ``like``'s device with its ``meta``; fused ops get their programs."""
     new = like.empty_like()
     env: dict[str, Any] = {}  # name -> Node or _Inline
-
-    def ref(name: str) -> Any:
-        v = env[name]
-        return v.value if isinstance(v, _Inline) else v
 
     for op in ops.ops:
         if op.op == "input":
@@ -138,11 +146,8 @@ def raise_graph(ops: G.Graph, origin: dict[str, Node], like: Graph) -> Graph:
         elif op.op == "fused":
             _raise_fused(new, op, origin, env)
         else:
-            n = _node_of(origin, op.name)
-            attrs = {k: G._unwrap(v) for k, v in op.attrs.items()}
-            env[op.name] = new.add(op.op, tuple(ref(a) for a in op.args), attrs, n.shape,
-                                   n.dtype)
-    new.outputs = [ref(name) for name in ops.outputs]
+            env[op.name] = _add_op(new, op, _node_of(origin, op.name), env)
+    new.outputs = [_ref(env, name) for name in ops.outputs]
     return new
 
 
@@ -162,9 +167,7 @@ def _raise_fused(new: Graph, op: G.Op, origin: dict[str, Node], env: dict[str, A
     nodes = [_node_of(origin, m.name) for m in members]
     if not all(_kernels.generates(m.op, node.dtype, new.xp) for m, node in zip(members, nodes)):
         for m, node in zip(members, nodes):
-            args = tuple(env[a].value if isinstance(env[a], _Inline) else env[a]
-                         for a in m.args)
-            env[m.name] = new.add(m.op, args, dict(m.attrs), node.shape, node.dtype)
+            env[m.name] = _add_op(new, m, node, env)
         return
     step_of: dict[str, int] = {}
     ext: list[Node] = []
