@@ -901,7 +901,6 @@ def build(root: Path, which: list[str] | None = None, *, verify: bool = True,
                 written.append(path)
                 log(f"wrote {path.relative_to(root)}")
             manifest[path.relative_to(root).as_posix()] = _sha256(text)
-        _write_solutions_module(lesson, built, root, written, log)
         # after each lesson, so that an interrupted build leaves a true record
         _write_manifest(root, manifest)
         log(f"built {lesson.stem} in {time.perf_counter() - start:.1f} s")
