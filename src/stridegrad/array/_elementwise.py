@@ -78,44 +78,39 @@ def _view(x: StridedArray) -> tuple:
     return (x._storage, x._shape, x._strides, x._offset)
 
 
-def _pair(x1, x2) -> tuple[tuple, tuple, tuple]:
-    """Broadcast two operands -> (view1, view2, shape), two views of the one shape.
+def _operands(x1, x2):
+    """Two operands broadcast -> ``(run, shape)``: ``run(f)`` applies ``f`` to each pair
+    of elements and returns the result's row-major values.
 
-    An array of that shape is its own view; one that broadcasting stretches is
-    gathered (``gather``), and a scalar repeated, into a contiguous list of its own.
+    Arrays of one shape, or a stretch that only repeats (over new leading axes, or a
+    single value; a scalar operand too), are two views of the one shape for lesson
+    03's ``map_binary`` (the stretched one gathered, or the scalar repeated, into a
+    contiguous list of its own). An array stretched along an inner axis is read
+    through its broadcast strides by lesson 04's ``broadcast_binary``, both operands
+    from position 0 (:func:`from_zero`).
     """
     if isinstance(x1, StridedArray) and isinstance(x2, StridedArray):
         if x1._shape == x2._shape:
-            return _view(x1), _view(x2), x1._shape
-        shape = layout.broadcast_shapes(x1._shape, x2._shape)
-        row_major = layout.contiguous_strides(shape)
-        return tuple(_view(x) if x._shape == shape else (gather(x, shape), shape, row_major, 0)
-                     for x in (x1, x2)) + (shape,)
-    if isinstance(x1, StridedArray):
-        return _view(x1), _filled(x2, x1), x1._shape
-    return _filled(x1, x2), _view(x2), x2._shape
+            a, b, shape = _view(x1), _view(x2), x1._shape
+        else:
+            shape = layout.broadcast_shapes(x1._shape, x2._shape)
 
+            def repeats(x: StridedArray) -> bool:  # what gather() does without strides
+                return x._shape == shape or x._size == 1 or shape[len(shape) - x.ndim:] == x._shape
 
-def _inner_broadcast(x1, x2) -> tuple | None:
-    """For two arrays of different shapes of which one is stretched along an inner
-    axis (not only over new leading axes, nor a single value): each one's storage from
-    position 0 with its broadcast strides, and the shape, as lesson 04's
-    ``broadcast_binary`` takes them. None when :func:`_pair`'s repeats serve."""
-    if not (isinstance(x1, StridedArray) and isinstance(x2, StridedArray)) \
-            or x1._shape == x2._shape:
-        return None
-    shape = layout.broadcast_shapes(x1._shape, x2._shape)
-
-    def repeats(x: StridedArray) -> bool:  # what gather() does without strides
-        return x._shape == shape or x._size == 1 or shape[len(shape) - x.ndim:] == x._shape
-
-    if repeats(x1) and repeats(x2):
-        return None
-    out = []
-    for x in (x1, x2):
-        storage, strides = from_zero(x)
-        out += [storage, layout.broadcast_strides(x._shape, strides, shape)]
-    return (*out, shape)
+            if not (repeats(x1) and repeats(x2)):
+                (xs, xst), (ys, yst) = from_zero(x1), from_zero(x2)
+                xst = layout.broadcast_strides(x1._shape, xst, shape)
+                yst = layout.broadcast_strides(x2._shape, yst, shape)
+                return (lambda f: layout.broadcast_binary(f, xs, xst, ys, yst, shape)), shape
+            row_major = layout.contiguous_strides(shape)
+            a, b = (_view(x) if x._shape == shape else (gather(x, shape), shape, row_major, 0)
+                    for x in (x1, x2))
+    elif isinstance(x1, StridedArray):
+        a, b, shape = _view(x1), _filled(x2, x1), x1._shape
+    else:
+        a, b, shape = _filled(x1, x2), _view(x2), x2._shape
+    return (lambda f: layout.map_binary(f, a, b)), shape
 
 
 def _filled(value, like: StridedArray) -> tuple:
@@ -128,17 +123,7 @@ def _binary(name: str, x1, x2, op, safe=None, out_dtype=None, natural=False) -> 
     """Apply ``op`` to broadcast pairs; ``natural``: op's Python results already have the dtype."""
     _check_operands(name, x1, x2)
     dtype = _operand_dtype(x1, x2) if out_dtype is None else out_dtype
-    inner = _inner_broadcast(x1, x2)
-    if inner is not None:  # lesson 04's broadcast_binary reads both through their strides
-        xs, x_strides, ys, y_strides, shape = inner
-
-        def run(f):
-            return layout.broadcast_binary(f, xs, x_strides, ys, y_strides, shape)
-    else:  # lesson 03's map_binary on two views of one shape
-        a, b, shape = _pair(x1, x2)
-
-        def run(f):
-            return layout.map_binary(f, a, b)
+    run, shape = _operands(x1, x2)
     try:
         out = run(op)
     except (ZeroDivisionError, OverflowError, ValueError):
