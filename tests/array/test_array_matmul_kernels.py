@@ -42,6 +42,48 @@ def test_matmul_2d_is_the_loop_exactly(n, k, m, kind, floats, seed):
     assert all(type(v) is type(w) for v, w in zip(got, _loop_2d(a, (n, k), a_strides, b, (k, m), b_strides)))
 
 
+def _loop_batched(a, a_shape, a_strides, b, b_shape, b_strides):
+    """The lesson's loop over the batch: matrix t of each operand starts t batch strides in."""
+    (nb, n, k), (_, _, m) = a_shape, b_shape
+    out = []
+    for t in range(nb):
+        for i in range(n):
+            for j in range(m):
+                total = 0
+                for p in range(k):
+                    total += (a[t * a_strides[0] + i * a_strides[1] + p * a_strides[2]]
+                              * b[t * b_strides[0] + p * b_strides[1] + j * b_strides[2]])
+                out.append(total)
+    return out
+
+
+def _storage(shape, strides):
+    """Distinct numbers for a view of ``shape`` read through ``strides`` from position 0,
+    and a few more after it (so that reading one too many is seen)."""
+    need = 0 if 0 in shape else sum((d - 1) * s for d, s in zip(shape, strides)) + 1
+    return list(range(1, need + 4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_kernels_are_the_loop_for_any_strides_0_included(data):
+    """Every axis of either operand with any stride from 0 to 3 (0: a broadcast axis, the
+    inner one included; more than 1: a stepped one), distinct values, so that a value
+    read from the wrong place shows."""
+    draw = data.draw
+    n, k, m, nb = (draw(st.integers(0, 3)) for _ in range(4))
+    a_strides = tuple(draw(st.integers(0, 3)) for _ in range(2))
+    b_strides = tuple(draw(st.integers(0, 3)) for _ in range(2))
+    a, b = _storage((n, k), a_strides), _storage((k, m), b_strides)
+    assert layout.matmul_2d(a, (n, k), a_strides, b, (k, m), b_strides) == \
+        _loop_2d(a, (n, k), a_strides, b, (k, m), b_strides)
+    a3 = tuple(draw(st.integers(0, 3)) for _ in range(3))
+    b3 = tuple(draw(st.integers(0, 3)) for _ in range(3))
+    a, b = _storage((nb, n, k), a3), _storage((nb, k, m), b3)
+    assert layout.batched_matmul(a, (nb, n, k), a3, b, (nb, k, m), b3) == \
+        _loop_batched(a, (nb, n, k), a3, b, (nb, k, m), b3)
+
+
 def test_batched_matmul_shares_a_matrix_of_batch_stride_0():
     # two 1 x 2 inputs, one shared (2, 1) weight: the lesson's example
     assert layout.batched_matmul([1, 2, 3, 4], (2, 1, 2), (2, 2, 1), [10, 1], (2, 2, 1),

@@ -84,6 +84,25 @@ def test_linear_wrong_width_names_expected_and_given():
         nn.Linear(0, 3)
 
 
+def test_linear_takes_every_positive_width_and_any_leading_axes():
+    """The library's checks beyond the lesson's exercise: sizes are positive ints (1
+    included, a bool or a float not), a 1-D input and leading batch axes work, and the
+    error names the features of the last axis, a 0-d input's as 0."""
+    assert nn.Linear(1, 1)(sg.ones(1)).shape == (1,)
+    for bad in (0, -1, True, 2.0):
+        with pytest.raises(ValueError, match=f"in_features must be a positive int, got {bad!r}"):
+            nn.Linear(bad, 3)
+        with pytest.raises(ValueError, match=f"out_features must be a positive int, got {bad!r}"):
+            nn.Linear(3, bad)
+    lin = nn.Linear(4, 2)
+    assert lin(sg.ones(4)).shape == (2,) and lin(sg.ones(2, 3, 4)).shape == (2, 3, 2)
+    with pytest.raises(ValueError, match=r"got shape \(2, 4, 3\) \(3 features\)"):
+        lin(sg.ones(2, 4, 3))
+    with pytest.raises(ValueError, match=r"got shape \(\) \(0 features\)"):
+        lin(sg.tensor(1.0))
+    assert "bias=False" in repr(nn.Linear(4, 2, bias=False)) and "bias=True" in repr(lin)
+
+
 def test_mlp_layout_repr_and_bad_activation():
     m = nn.MLP([2, 16, 16, 1], activation="tanh")
     assert [type(l).__name__ for l in m] == ["Linear", "Tanh", "Linear", "Tanh", "Linear"]
